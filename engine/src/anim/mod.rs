@@ -1,0 +1,25 @@
+//! CPU animation: skeletons in flat arrays, clips and sampling, pose
+//! operations, local-to-model, palettes and the CPU reference skinning.
+//!
+//! Every operation is a small job: a plain struct of input and output slices
+//! with `validate()` and `run()`, no hidden state.
+
+mod clip;
+mod error;
+mod local_to_model;
+mod palette;
+mod sampling;
+mod skeleton;
+mod skin;
+mod skinning;
+mod transform;
+
+pub use clip::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack};
+pub use error::AnimError;
+pub use local_to_model::LocalToModelJob;
+pub use palette::{encode_4x3, Affine4x3};
+pub use sampling::{PlaybackMode, SamplingContext, SamplingJob};
+pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
+pub use skin::Skin;
+pub use skinning::LinearBlendJob;
+pub use transform::Transform;

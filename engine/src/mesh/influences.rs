@@ -1,0 +1,58 @@
+/// Joint influences with a fixed number of slots per vertex: vertex `v` owns
+/// `joints[v*k..v*k+k]` and `weights[v*k..v*k+k]` (`k = per_vertex`). Joint
+/// indices refer to the mesh's skin (palette index), not the skeleton.
+/// Unused slots have weight zero.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Influences {
+    pub per_vertex: usize,
+    pub joints: Vec<u16>,
+    pub weights: Vec<f32>,
+}
+
+impl Influences {
+    pub fn new(per_vertex: usize, joints: Vec<u16>, weights: Vec<f32>) -> Self {
+        Self {
+            per_vertex,
+            joints,
+            weights,
+        }
+    }
+
+    /// Every vertex bound to one joint with weight one.
+    pub fn rigid(vertex_count: usize, joint: u16) -> Self {
+        Self {
+            per_vertex: 1,
+            joints: vec![joint; vertex_count],
+            weights: vec![1.0; vertex_count],
+        }
+    }
+
+    /// The seeds' form: four joints and three weights per vertex, the fourth
+    /// weight implied as `1 - w0 - w1 - w2`.
+    pub fn from_implicit_fourth(joints: &[[u16; 4]], weights: &[[f32; 3]]) -> Self {
+        let mut out = Self {
+            per_vertex: 4,
+            joints: Vec::with_capacity(joints.len() * 4),
+            weights: Vec::with_capacity(joints.len() * 4),
+        };
+        for (j, w) in joints.iter().zip(weights) {
+            out.joints.extend_from_slice(j);
+            out.weights
+                .extend_from_slice(&[w[0], w[1], w[2], 1.0 - w[0] - w[1] - w[2]]);
+        }
+        out
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        if self.per_vertex == 0 {
+            0
+        } else {
+            self.joints.len() / self.per_vertex
+        }
+    }
+
+    pub fn vertex(&self, v: usize) -> (&[u16], &[f32]) {
+        let k = self.per_vertex;
+        (&self.joints[v * k..v * k + k], &self.weights[v * k..v * k + k])
+    }
+}

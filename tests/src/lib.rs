@@ -1,0 +1,32 @@
+//! Shared helpers for the integration tests in `tests/tests/`.
+
+use std::path::PathBuf;
+
+/// The shared test assets: `$VKSKIN_ASSETS`, else `../shared/assets` beside
+/// the repository. `None` (with a printed notice) when absent, unless
+/// `CI=true`, where a missing folder is a failure.
+pub fn assets_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("VKSKIN_ASSETS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets"),
+    };
+    if dir.join("INDEX.md").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").map(|v| v == "true").unwrap_or(false) {
+        panic!(
+            "CI=true but the shared assets are missing at {} (set VKSKIN_ASSETS)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "NOTICE: skipping: shared assets not found at {} (set VKSKIN_ASSETS)",
+        dir.display()
+    );
+    None
+}
+
+/// `assets_dir()/rel`, or `None` when the assets are absent (see [`assets_dir`]).
+pub fn asset(rel: &str) -> Option<PathBuf> {
+    assets_dir().map(|d| d.join(rel))
+}
