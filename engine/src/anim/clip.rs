@@ -134,7 +134,10 @@ impl Clip {
             fault: f,
         };
         if !raw.duration.is_finite() || raw.duration < 0.0 {
-            return Err(fault(format!("duration {} is not a finite, non-negative number", raw.duration)));
+            return Err(fault(format!(
+                "duration {} is not a finite, non-negative number",
+                raw.duration
+            )));
         }
         let mut joints: Vec<JointChannels> = skeleton
             .bind_local()
@@ -162,16 +165,17 @@ impl Clip {
             }
             let name = &skeleton.names()[t.joint];
             let ch = &mut joints[t.joint];
-            ch.translation = build_track(&t.translation, |v| v.is_finite(), |v| v.is_finite(), false)
-                .map_err(|f| fault(format!("joint {name:?} translation: {f}")))?;
+            ch.translation =
+                build_track(&t.translation, |v| v.is_finite(), |v| v.is_finite(), false)
+                    .map_err(|f| fault(format!("joint {name:?} translation: {f}")))?;
             ch.rotation = build_track(
                 &t.rotation,
                 |q| q.is_finite() && q.length_squared() > 1e-12,
                 |q| q.is_finite(),
                 true,
             )
-                .map_err(|f| fault(format!("joint {name:?} rotation: {f}")))?
-                .map(normalise_rotations);
+            .map_err(|f| fault(format!("joint {name:?} rotation: {f}")))?
+            .map(normalise_rotations);
             ch.scale = build_track(&t.scale, |v| v.is_finite(), |v| v.is_finite(), false)
                 .map_err(|f| fault(format!("joint {name:?} scale: {f}")))?;
             ch.matrix = build_track(&t.matrix, |m| m.is_finite(), |m| m.is_finite(), false)
@@ -248,7 +252,11 @@ fn build_track<T: Copy>(
         return Ok(None);
     }
     if raw.values.len() != raw.times.len() {
-        return Err(format!("{} key times but {} values", raw.times.len(), raw.values.len()));
+        return Err(format!(
+            "{} key times but {} values",
+            raw.times.len(),
+            raw.values.len()
+        ));
     }
     let cubic = raw.interpolation == Interpolation::CubicSpline;
     if cubic && raw.tangents.len() != raw.times.len() {
@@ -269,13 +277,21 @@ fn build_track<T: Copy>(
             return Err(format!("key {i} has time {t}"));
         }
         if i > 0 && *t < raw.times[i - 1] {
-            return Err(format!("key {i} at {t} s comes before key {} at {} s", i - 1, raw.times[i - 1]));
+            return Err(format!(
+                "key {i} at {t} s comes before key {} at {} s",
+                i - 1,
+                raw.times[i - 1]
+            ));
         }
     }
     if let Some(i) = raw.values.iter().position(|v| !value_ok(v)) {
         return Err(format!("key {i} has a non-finite or degenerate value"));
     }
-    if let Some(i) = raw.tangents.iter().position(|[a, b]| !(tangent_ok(a) && tangent_ok(b))) {
+    if let Some(i) = raw
+        .tangents
+        .iter()
+        .position(|[a, b]| !(tangent_ok(a) && tangent_ok(b)))
+    {
         return Err(format!("key {i} has a non-finite tangent"));
     }
     Ok(Some(Track {

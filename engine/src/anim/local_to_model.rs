@@ -19,7 +19,11 @@ pub struct LocalToModelJob<'a> {
 
 impl<'a> LocalToModelJob<'a> {
     /// The whole skeleton with an identity root.
-    pub fn full(skeleton: &'a Skeleton, locals: &'a [Transform], models: &'a mut [Affine3A]) -> Self {
+    pub fn full(
+        skeleton: &'a Skeleton,
+        locals: &'a [Transform],
+        models: &'a mut [Affine3A],
+    ) -> Self {
         Self {
             skeleton,
             locals,

@@ -12,7 +12,11 @@ pub struct Affine4x3 {
 
 impl Affine4x3 {
     pub const IDENTITY: Self = Self {
-        rows: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]],
+        rows: [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ],
     };
 
     #[inline]
@@ -71,6 +75,9 @@ mod tests {
             r.row(2).dot(p.extend(1.0)),
         );
         assert!(by_rows.abs_diff_eq(m.transform_point3(p), 1e-6));
-        assert_eq!(Affine4x3::from_affine(&Affine3A::IDENTITY), Affine4x3::IDENTITY);
+        assert_eq!(
+            Affine4x3::from_affine(&Affine3A::IDENTITY),
+            Affine4x3::IDENTITY
+        );
     }
 }

@@ -55,7 +55,10 @@ impl SamplingJob<'_> {
             });
         }
         if !self.time.is_finite() {
-            return Err(AnimError::InvalidJob(format!("sampling time {}", self.time)));
+            return Err(AnimError::InvalidJob(format!(
+                "sampling time {}",
+                self.time
+            )));
         }
         Ok(())
     }
@@ -77,7 +80,13 @@ impl SamplingJob<'_> {
             PlaybackMode::Clamp => self.time.clamp(0.0, d),
         };
         let wrap = self.mode == PlaybackMode::Loop;
-        for (j, (ch, out)) in self.clip.joints.iter().zip(self.output.iter_mut()).enumerate() {
+        for (j, (ch, out)) in self
+            .clip
+            .joints
+            .iter()
+            .zip(self.output.iter_mut())
+            .enumerate()
+        {
             let cur = &mut self.context.cursors[j * 4..j * 4 + 4];
             *out = sample_joint(ch, t, wrap, cur);
         }
@@ -135,7 +144,11 @@ fn locate(times: &[f32], t: f32, cursor: &mut u32) -> (usize, f32) {
     };
     *cursor = i as u32;
     let span = times[i + 1] - times[i];
-    let u = if span > 0.0 { (t - times[i]) / span } else { 0.0 };
+    let u = if span > 0.0 {
+        (t - times[i]) / span
+    } else {
+        0.0
+    };
     (i, u)
 }
 
@@ -192,7 +205,10 @@ fn sample_quat(tr: &Track<Quat>, t: f32, wrap: bool, cursor: &mut u32) -> Quat {
         }
         Interpolation::Squad => {
             let (i0, i3) = if wrap {
-                (if i == 0 { n - 1 } else { i - 1 }, if i + 2 >= n { i + 2 - n } else { i + 2 })
+                (
+                    if i == 0 { n - 1 } else { i - 1 },
+                    if i + 2 >= n { i + 2 - n } else { i + 2 },
+                )
             } else {
                 (i.saturating_sub(1), (i + 2).min(n - 1))
             };

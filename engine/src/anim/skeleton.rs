@@ -119,11 +119,7 @@ impl Skeleton {
             bind_local: sorted_bind,
             inverse_bind: Vec::new(),
         };
-        skeleton.inverse_bind = skeleton
-            .bind_model()
-            .iter()
-            .map(|m| m.inverse())
-            .collect();
+        skeleton.inverse_bind = skeleton.bind_model().iter().map(|m| m.inverse()).collect();
         Ok((skeleton, remap))
     }
 
@@ -288,8 +284,7 @@ mod tests {
     #[test]
     fn sorted_input_keeps_its_order() {
         let parents = [None, Some(0), Some(1), Some(0), None, Some(4)];
-        let (s, remap) =
-            Skeleton::new(names(6), &parents, vec![Transform::IDENTITY; 6]).unwrap();
+        let (s, remap) = Skeleton::new(names(6), &parents, vec![Transform::IDENTITY; 6]).unwrap();
         assert_eq!(remap, vec![0, 1, 2, 3, 4, 5]);
         assert_eq!(s.parents(), &[NO_PARENT, 0, 1, 0, NO_PARENT, 4]);
     }
@@ -298,8 +293,7 @@ mod tests {
     fn unsorted_input_is_sorted_with_remap() {
         // 0's parent is 2, 2's parent is 1, 1 is the root.
         let parents = [Some(2), None, Some(1)];
-        let (s, remap) =
-            Skeleton::new(names(3), &parents, vec![Transform::IDENTITY; 3]).unwrap();
+        let (s, remap) = Skeleton::new(names(3), &parents, vec![Transform::IDENTITY; 3]).unwrap();
         assert_eq!(remap, vec![2, 0, 1]);
         assert_eq!(s.names(), &["j1", "j2", "j0"]);
         for (i, &p) in s.parents().iter().enumerate() {
@@ -309,10 +303,17 @@ mod tests {
 
     #[test]
     fn cycles_and_bad_parents_are_errors() {
-        let e = Skeleton::new(names(3), &[Some(2), Some(0), Some(1)], vec![Transform::IDENTITY; 3]);
+        let e = Skeleton::new(
+            names(3),
+            &[Some(2), Some(0), Some(1)],
+            vec![Transform::IDENTITY; 3],
+        );
         assert!(matches!(e, Err(AnimError::Cycle { .. })));
         let e = Skeleton::new(names(2), &[None, Some(7)], vec![Transform::IDENTITY; 2]);
-        assert!(matches!(e, Err(AnimError::ParentOutOfRange { parent: 7, .. })));
+        assert!(matches!(
+            e,
+            Err(AnimError::ParentOutOfRange { parent: 7, .. })
+        ));
         let e = Skeleton::new(names(1), &[Some(0)], vec![Transform::IDENTITY; 1]);
         assert!(matches!(e, Err(AnimError::Cycle { .. })));
     }
@@ -330,7 +331,8 @@ mod tests {
         // A sibling loop is a cycle, not a hang.
         let fc = [Some(1), None, None];
         let sib = [None, Some(2), Some(1)];
-        let e = Skeleton::from_first_child_sibling(names(3), &fc, &sib, vec![Transform::IDENTITY; 3]);
+        let e =
+            Skeleton::from_first_child_sibling(names(3), &fc, &sib, vec![Transform::IDENTITY; 3]);
         assert!(e.is_err());
     }
 
@@ -342,14 +344,23 @@ mod tests {
             vec![Transform::IDENTITY; 2],
         )
         .unwrap();
-        assert!(matches!(s.name_index(), Err(AnimError::DuplicateName { .. })));
+        assert!(matches!(
+            s.name_index(),
+            Err(AnimError::DuplicateName { .. })
+        ));
     }
 
     #[test]
     fn inverse_bind_inverts_bind_model() {
         let bind = vec![
-            Transform::from_translation_rotation(Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_z(0.3)),
-            Transform::from_translation_rotation(Vec3::new(0.0, 1.0, 0.0), Quat::from_rotation_x(-1.1)),
+            Transform::from_translation_rotation(
+                Vec3::new(1.0, 2.0, 3.0),
+                Quat::from_rotation_z(0.3),
+            ),
+            Transform::from_translation_rotation(
+                Vec3::new(0.0, 1.0, 0.0),
+                Quat::from_rotation_x(-1.1),
+            ),
         ];
         let (s, _) = Skeleton::new(names(2), &[None, Some(0)], bind).unwrap();
         for (m, inv) in s.bind_model().iter().zip(s.inverse_bind()) {

@@ -65,7 +65,10 @@ impl Skin {
         }
         for ((o, &j), inv) in out.iter_mut().zip(&self.joints).zip(&self.inverse_bind) {
             let m = model.get(j as usize).ok_or_else(|| {
-                AnimError::InvalidJob(format!("skin joint {j} outside {} model matrices", model.len()))
+                AnimError::InvalidJob(format!(
+                    "skin joint {j} outside {} model matrices",
+                    model.len()
+                ))
             })?;
             *o = *m * *inv;
         }

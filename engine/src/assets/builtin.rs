@@ -71,8 +71,8 @@ impl Trident {
 
     /// Triangle list, 13 triangles.
     pub const INDICES: [u32; 39] = [
-        0, 1, 14, 1, 13, 14, 1, 2, 13, 2, 12, 13, 2, 7, 12, 2, 6, 7, 2, 3, 6, 3, 5, 6, 3, 4, 5,
-        7, 8, 12, 8, 11, 12, 8, 9, 11, 9, 10, 11,
+        0, 1, 14, 1, 13, 14, 1, 2, 13, 2, 12, 13, 2, 7, 12, 2, 6, 7, 2, 3, 6, 3, 5, 6, 3, 4, 5, 7,
+        8, 12, 8, 11, 12, 8, 9, 11, 9, 10, 11,
     ];
 
     /// Bind rotation about Z (degrees) of each joint, in model space.
@@ -125,7 +125,12 @@ impl Trident {
             .collect();
         let names = (0..7).map(|i| format!("joint{i}")).collect();
         // The seed's links are a valid tree, already in parent-before-child order.
-        match Skeleton::from_first_child_sibling(names, &Self::FIRST_CHILD, &Self::SIBLING, bind_local) {
+        match Skeleton::from_first_child_sibling(
+            names,
+            &Self::FIRST_CHILD,
+            &Self::SIBLING,
+            bind_local,
+        ) {
             Ok((s, _)) => s,
             Err(e) => unreachable!("the built-in trident hierarchy is valid: {e}"),
         }
@@ -137,7 +142,10 @@ impl Trident {
         let skeleton = Self::skeleton();
         let mesh = SkinnedMesh {
             name: "trident".into(),
-            positions: Self::POSITIONS.iter().map(|&[x, y]| Vec3::new(x, y, 0.0)).collect(),
+            positions: Self::POSITIONS
+                .iter()
+                .map(|&[x, y]| Vec3::new(x, y, 0.0))
+                .collect(),
             normals: vec![Vec3::Z; 15],
             uvs: Vec::new(),
             influences: Influences::from_implicit_fourth(&Self::JOINT_INDICES, &Self::WEIGHTS),
@@ -186,9 +194,14 @@ mod tests {
         let model = Trident::model();
         let s = &model.skeleton;
         let mut models = vec![Affine3A::IDENTITY; 7];
-        LocalToModelJob::full(s, s.bind_local(), &mut models).run().unwrap();
+        LocalToModelJob::full(s, s.bind_local(), &mut models)
+            .run()
+            .unwrap();
         for i in 0..7 {
-            assert!(models[i].abs_diff_eq(Trident::bind_model(i), 1e-5), "joint {i}");
+            assert!(
+                models[i].abs_diff_eq(Trident::bind_model(i), 1e-5),
+                "joint {i}"
+            );
         }
         let mut skin = vec![Affine3A::IDENTITY; 7];
         model.skins[0].skin_matrices(&models, &mut skin).unwrap();

@@ -8,7 +8,10 @@ use thiserror::Error;
 pub enum Place {
     Unknown,
     /// 1-based line and column of a text file.
-    Line { line: usize, column: usize },
+    Line {
+        line: usize,
+        column: usize,
+    },
     /// Byte offset into the (decompressed, where so noted) data.
     Byte(u64),
     /// A path inside a structured document, e.g. `accessors[3]` or

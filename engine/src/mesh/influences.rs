@@ -53,6 +53,9 @@ impl Influences {
 
     pub fn vertex(&self, v: usize) -> (&[u16], &[f32]) {
         let k = self.per_vertex;
-        (&self.joints[v * k..v * k + k], &self.weights[v * k..v * k + k])
+        (
+            &self.joints[v * k..v * k + k],
+            &self.weights[v * k..v * k + k],
+        )
     }
 }

@@ -2,7 +2,9 @@
 //! partitioning. No Vulkan here.
 
 mod influences;
+mod normalize;
 mod skinned_mesh;
 
 pub use influences::Influences;
+pub use normalize::{compute_normals, normalize_influences, NormalizeReport};
 pub use skinned_mesh::SkinnedMesh;

@@ -10,9 +10,14 @@ fn main() {
     let mut models = vec![Affine3A::IDENTITY; s.len()];
     let mut skin = vec![Affine3A::IDENTITY; s.len()];
     Trident::pose(s, 1.0, &mut pose);
-    let job = LocalToModelJob { root: Trident::root(1.0), ..LocalToModelJob::full(s, &pose, &mut models) };
+    let job = LocalToModelJob {
+        root: Trident::root(1.0),
+        ..LocalToModelJob::full(s, &pose, &mut models)
+    };
     job.run().expect("valid");
-    model.skins[0].skin_matrices(&models, &mut skin).expect("valid");
+    model.skins[0]
+        .skin_matrices(&models, &mut skin)
+        .expect("valid");
     let mesh = &model.meshes[0];
     let mut out = vec![Vec3::ZERO; mesh.positions.len()];
     LinearBlendJob {
