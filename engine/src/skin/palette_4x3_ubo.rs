@@ -74,8 +74,8 @@ impl Palette4x3Ubo {
         })
     }
 
-    /// Frame `frame`'s palette as the GPU will read it (host copy).
-    pub fn read_back(&self, frame: usize) -> GpuResult<Vec<Affine4x3>> {
+    /// Frame `frame`'s palette rows as stored.
+    pub fn rows(&self, frame: usize) -> GpuResult<Vec<Affine4x3>> {
         self.buffer(frame)?.read(0, self.capacity)
     }
 
@@ -126,6 +126,10 @@ impl SkinningPath for Palette4x3Ubo {
         self.scratch.extend(skin.iter().map(Affine4x3::from_affine));
         let buffer = self.buffer(frame)?;
         buffer.write(0, &self.scratch)
+    }
+
+    fn read_back(&self, frame: usize) -> GpuResult<Vec<Affine3A>> {
+        Ok(self.rows(frame)?.iter().map(Affine4x3::to_affine).collect())
     }
 
     fn bind(&self, device: &Device, cmd: vk::CommandBuffer, layout: &PipelineLayout, frame: usize) {

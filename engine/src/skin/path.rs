@@ -36,6 +36,9 @@ pub trait SkinningPath {
     /// (`model[joint] * inverse_bind`). The caller has waited for that
     /// frame's previous submission.
     fn upload(&mut self, frame: usize, skin: &[Affine3A]) -> GpuResult<()>;
+    /// Decodes frame `frame`'s palette storage back into matrices, as the
+    /// GPU will read it (all `capacity` entries): for tests.
+    fn read_back(&self, frame: usize) -> GpuResult<Vec<Affine3A>>;
     /// Binds frame `frame`'s palette (set 1, push constants) for `layout`.
     fn bind(&self, device: &Device, cmd: vk::CommandBuffer, layout: &PipelineLayout, frame: usize);
     /// Records the draw of `mesh` with frame `frame`'s palette; the
