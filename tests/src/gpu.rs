@@ -126,17 +126,17 @@ pub const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 /// The trident drawn through one skinning path into an offscreen target,
 /// optionally in capture mode.
 pub struct TridentRig {
+    // First, so it drops first: its drop waits for every frame's fence
+    // before the resources those frames used go.
+    frames: FramesInFlight,
     pub model: Model,
     pub camera: Camera,
     pub target: OffscreenTarget,
     pub capture: Option<CaptureBuffer>,
-    // Declared before what they use only for readability: every GPU object
-    // holds the device, so drop order is free.
     pub path: Box<dyn SkinningPath>,
     pipeline: SkinPipeline,
     frame_sets: FrameSets,
     mesh: GpuMesh,
-    frames: FramesInFlight,
 }
 
 impl TridentRig {

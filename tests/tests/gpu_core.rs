@@ -322,7 +322,7 @@ fn timestamps_measure_submitted_work() {
 #[test]
 fn host_buffers_reject_out_of_range_writes() {
     let gpu = GpuTest::new();
-    let b = Buffer::new(
+    let mut b = Buffer::new(
         &gpu.device,
         &BufferDesc::host("small", 16, vk::BufferUsageFlags::UNIFORM_BUFFER),
     )
@@ -336,5 +336,84 @@ fn host_buffers_reject_out_of_range_writes() {
         b.write_bytes(u64::MAX, &[0u8; 8]),
         Err(GpuError::InvalidArgument(_))
     ));
+    gpu.assert_clean();
+}
+
+#[test]
+fn compute_pipeline_writes_a_storage_buffer() {
+    use vkskin::gpu::{
+        write_buffer, BindingDesc, DescriptorPool, DescriptorSetLayout, Pipeline, PipelineLayout,
+        ShaderModule,
+    };
+    let gpu = GpuTest::new();
+    let d = &gpu.device;
+    let sources = ShaderSources::embedded().with(
+        "test/fill.comp",
+        "#version 460\n\
+         layout(local_size_x = 64) in;\n\
+         layout(set = 0, binding = 0, std430) writeonly buffer Out { uint values[]; } outb;\n\
+         void main() { uint i = gl_GlobalInvocationID.x; outb.values[i] = i * SCALE + 1u; }\n",
+    );
+    let shader = ShaderModule::compile(
+        d,
+        &sources,
+        &ShaderDesc::new("test/fill.comp").define("SCALE", "3u"),
+    )
+    .unwrap();
+    let set_layout = DescriptorSetLayout::new(
+        d,
+        &[BindingDesc::new(
+            0,
+            vk::DescriptorType::STORAGE_BUFFER,
+            vk::ShaderStageFlags::COMPUTE,
+        )],
+    )
+    .unwrap();
+    let pool = DescriptorPool::new(d, &[&set_layout], 1).unwrap();
+    let set = pool.allocate(&set_layout, 1).unwrap()[0];
+    let n = 256usize;
+    let out = Buffer::new(
+        d,
+        &BufferDesc::readback(
+            "compute out",
+            (n * 4) as u64,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+        ),
+    )
+    .unwrap();
+    write_buffer(d, set, 0, vk::DescriptorType::STORAGE_BUFFER, &out);
+    let layout = PipelineLayout::new(d, &[set_layout.raw()], &[]).unwrap();
+    let pipeline = Pipeline::compute(d, &layout, &shader).unwrap();
+    one_shot(d, |cmd| {
+        pipeline.bind(cmd);
+        unsafe {
+            d.raw().cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                layout.raw(),
+                0,
+                &[set],
+                &[],
+            );
+            d.raw().cmd_dispatch(cmd, (n / 64) as u32, 1, 1);
+        }
+        pipeline_barrier(
+            d,
+            cmd,
+            &[],
+            &[BufferBarrier {
+                buffer: out.raw(),
+                src_stage: vk::PipelineStageFlags2::COMPUTE_SHADER,
+                src_access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                dst_stage: vk::PipelineStageFlags2::HOST,
+                dst_access: vk::AccessFlags2::HOST_READ,
+            }],
+        );
+        Ok(())
+    })
+    .unwrap();
+    let got: Vec<u32> = out.read(0, n).unwrap();
+    let want: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+    assert_eq!(got, want);
     gpu.assert_clean();
 }

@@ -105,7 +105,7 @@ impl Buffer {
         data: &[u8],
     ) -> GpuResult<Self> {
         let size = data.len() as u64;
-        let staging = Self::new(
+        let mut staging = Self::new(
             device,
             &BufferDesc::host(name, size, vk::BufferUsageFlags::TRANSFER_SRC),
         )?;
@@ -141,15 +141,9 @@ impl Buffer {
         &self.name
     }
 
-    /// The persistently mapped bytes (host-visible buffers only).
-    pub fn mapped(&self) -> GpuResult<&[u8]> {
-        self.allocation
-            .as_ref()
-            .and_then(|a| a.mapped_slice())
-            .map(|s| &s[..self.size as usize])
-            .ok_or_else(|| self.not_mapped())
-    }
-
+    /// The persistently mapped bytes, for filling in place (host-visible
+    /// buffers only). `&mut self`: no other view of the mapping exists
+    /// meanwhile.
     pub fn mapped_mut(&mut self) -> GpuResult<&mut [u8]> {
         let size = self.size as usize;
         let name = self.name.clone();
@@ -162,58 +156,66 @@ impl Buffer {
             )))
     }
 
+    fn mapped_ptr(&self) -> GpuResult<*mut u8> {
+        self.allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .map(|p| p.as_ptr() as *mut u8)
+            .ok_or_else(|| self.not_mapped())
+    }
+
+    fn check_range(&self, offset: u64, len: usize) -> GpuResult<()> {
+        offset
+            .checked_add(len as u64)
+            .filter(|&e| e <= self.size)
+            .map(|_| ())
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "access of {len} bytes at {offset} outside buffer {:?} of {} bytes",
+                    self.name, self.size
+                ))
+            })
+    }
+
     fn not_mapped(&self) -> GpuError {
         GpuError::InvalidArgument(format!("buffer {:?} is not host-visible", self.name))
     }
 
-    /// Copies `data` into the mapping at `offset`. Takes `&self` because the
-    /// mapping is plain memory; the caller keeps the GPU from reading the
-    /// range meanwhile (per-frame buffers, fences).
-    pub fn write_bytes(&self, offset: u64, data: &[u8]) -> GpuResult<()> {
-        let a = self.allocation.as_ref().ok_or_else(|| self.not_mapped())?;
-        let ptr = a.mapped_ptr().ok_or_else(|| self.not_mapped())?;
-        offset
-            .checked_add(data.len() as u64)
-            .filter(|&e| e <= self.size)
-            .ok_or_else(|| {
-                GpuError::InvalidArgument(format!(
-                    "write of {} bytes at {offset} overflows buffer {:?} of {} bytes",
-                    data.len(),
-                    self.name,
-                    self.size
-                ))
-            })?;
-        // SAFETY: the range was checked against the mapped size; the
-        // mapping is host-coherent (gpu-allocator picks coherent memory for
-        // CpuToGpu / GpuToCpu) and no Rust reference to it is alive here.
+    /// Copies `data` into the mapping at `offset`. The caller keeps the GPU
+    /// from reading the range meanwhile (per-frame buffers, fences).
+    pub fn write_bytes(&mut self, offset: u64, data: &[u8]) -> GpuResult<()> {
+        let ptr = self.mapped_ptr()?;
+        self.check_range(offset, data.len())?;
+        // SAFETY: the range lies inside the mapping (checked above), which is
+        // host-coherent (gpu-allocator's CpuToGpu / GpuToCpu) and live for the
+        // buffer's life; `&mut self` excludes any other access from Rust.
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                data.as_ptr(),
-                (ptr.as_ptr() as *mut u8).add(offset as usize),
-                data.len(),
-            )
+            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.add(offset as usize), data.len())
         };
         Ok(())
     }
 
-    pub fn write<T: Pod>(&self, offset: u64, data: &[T]) -> GpuResult<()> {
+    pub fn write<T: Pod>(&mut self, offset: u64, data: &[T]) -> GpuResult<()> {
         self.write_bytes(offset, bytemuck::cast_slice(data))
     }
 
-    /// Reads `T`s from the mapping (host-visible buffers only), copying so
-    /// that the mapping's alignment does not matter.
+    /// Copies `out.len()` bytes out of the mapping at `offset` (writes need
+    /// `&mut self`, so none runs meanwhile).
+    pub fn read_bytes(&self, offset: u64, out: &mut [u8]) -> GpuResult<()> {
+        let ptr = self.mapped_ptr()?;
+        self.check_range(offset, out.len())?;
+        // SAFETY: as in `write_bytes`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ptr.add(offset as usize), out.as_mut_ptr(), out.len())
+        };
+        Ok(())
+    }
+
+    /// Reads `count` values of `T` from the mapping (host-visible buffers
+    /// only), copying, so the mapping's alignment does not matter.
     pub fn read<T: Pod>(&self, offset: u64, count: usize) -> GpuResult<Vec<T>> {
-        let bytes = self.mapped()?;
-        let start = offset as usize;
-        let len = count * std::mem::size_of::<T>();
-        let src = bytes.get(start..start + len).ok_or_else(|| {
-            GpuError::InvalidArgument(format!(
-                "read of {len} bytes at {offset} outside buffer {:?}",
-                self.name
-            ))
-        })?;
         let mut out = vec![T::zeroed(); count];
-        bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(src);
+        self.read_bytes(offset, bytemuck::cast_slice_mut(&mut out))?;
         Ok(out)
     }
 }

@@ -32,6 +32,8 @@ pub struct EnabledFeatures {
     pub wide_lines: bool,
     /// Timestamps on the graphics queue.
     pub timestamps: bool,
+    /// Needed by compute shaders compiled for Vulkan 1.3 (LocalSizeId).
+    pub maintenance4: bool,
 }
 
 /// The logical device, its one graphics + compute queue and the memory
@@ -84,14 +86,18 @@ impl Device {
             timestamps: families
                 .get(queue_family as usize)
                 .is_some_and(|f| f.timestamp_valid_bits > 0),
+            maintenance4: f13.maintenance4 == vk::TRUE,
         };
         let core = vk::PhysicalDeviceFeatures::default()
             .fill_mode_non_solid(features.fill_mode_non_solid)
             .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
             .wide_lines(features.wide_lines);
+        // glslang's SPIR-V 1.6 (Vulkan 1.3 target) declares compute
+        // workgroup sizes with LocalSizeId, which needs maintenance4.
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
-            .synchronization2(true);
+            .synchronization2(true)
+            .maintenance4(features.maintenance4);
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
             .host_query_reset(f12.host_query_reset == vk::TRUE);
         let priorities = [1.0f32];

@@ -174,7 +174,7 @@ impl OffscreenTarget {
     /// The last frame's pixels, RGBA8, rows top to bottom. Call after the
     /// fence of the submission that recorded [`OffscreenTarget::end_and_copy`].
     pub fn read_rgba(&self) -> GpuResult<Vec<u8>> {
-        Ok(self.readback.mapped()?.to_vec())
+        self.readback.read(0, self.readback.size() as usize)
     }
 
     pub fn write_png(&self, path: &Path) -> GpuResult<()> {

@@ -68,17 +68,16 @@ impl FrameSets {
 
     /// Writes this frame's uniforms. The caller has waited for the frame's
     /// previous submission (see `render::FramesInFlight`).
-    pub fn write(&self, frame: usize, uniforms: &FrameUniforms) -> GpuResult<()> {
-        self.buffer(frame)?.write(0, std::slice::from_ref(uniforms))
-    }
-
-    fn buffer(&self, frame: usize) -> GpuResult<&Buffer> {
-        self.buffers.get(frame).ok_or_else(|| {
-            crate::gpu::GpuError::InvalidArgument(format!(
-                "frame {frame} outside {} frames in flight",
-                self.buffers.len()
-            ))
-        })
+    pub fn write(&mut self, frame: usize, uniforms: &FrameUniforms) -> GpuResult<()> {
+        let n = self.buffers.len();
+        self.buffers
+            .get_mut(frame)
+            .ok_or_else(|| {
+                crate::gpu::GpuError::InvalidArgument(format!(
+                    "frame {frame} outside {n} frames in flight"
+                ))
+            })?
+            .write(0, std::slice::from_ref(uniforms))
     }
 
     pub fn set(&self, frame: usize) -> vk::DescriptorSet {

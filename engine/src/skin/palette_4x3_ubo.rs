@@ -55,7 +55,7 @@ impl Palette4x3Ubo {
         let sets = pool.allocate(&layout, frames_in_flight)?;
         let mut buffers = Vec::with_capacity(frames_in_flight);
         for &set in &sets {
-            let b = Buffer::new(
+            let mut b = Buffer::new(
                 device,
                 &BufferDesc::host("palette 4x3", bytes, vk::BufferUsageFlags::UNIFORM_BUFFER),
             )?;
@@ -124,7 +124,10 @@ impl SkinningPath for Palette4x3Ubo {
         }
         self.scratch.clear();
         self.scratch.extend(skin.iter().map(Affine4x3::from_affine));
-        let buffer = self.buffer(frame)?;
+        let n = self.buffers.len();
+        let buffer = self.buffers.get_mut(frame).ok_or_else(|| {
+            GpuError::InvalidArgument(format!("frame {frame} outside {n} frames in flight"))
+        })?;
         buffer.write(0, &self.scratch)
     }
 

@@ -109,6 +109,13 @@ impl SkinPipeline {
         mesh: &GpuMesh,
         capture: Option<&CaptureBuffer>,
     ) -> GpuResult<()> {
+        if mesh.joints_used() > path.capacity() {
+            return Err(GpuError::Limit {
+                what: "palette bones for this mesh",
+                needed: mesh.joints_used() as u64,
+                limit: path.capacity() as u64,
+            });
+        }
         let d = &self.device;
         let layout = self.pipeline.layout();
         self.pipeline.bind(cmd);
@@ -151,13 +158,6 @@ impl SkinPipeline {
                 ))
             }
             _ => {}
-        }
-        if mesh.joints_used() > path.capacity() {
-            return Err(GpuError::Limit {
-                what: "palette bones for this mesh",
-                needed: mesh.joints_used() as u64,
-                limit: path.capacity() as u64,
-            });
         }
         path.record_draw(d, cmd, layout, frame, mesh);
         Ok(())
