@@ -7,7 +7,8 @@ use super::{full_range, Device, GpuError, GpuResult, Instance};
 
 /// A window surface, destroyed on drop (before the instance: it holds it).
 pub struct Surface {
-    instance: Arc<Instance>,
+    // Keeps the instance alive until the surface is destroyed.
+    _instance: Arc<Instance>,
     loader: ash::khr::surface::Instance,
     raw: vk::SurfaceKHR,
 }
@@ -32,7 +33,7 @@ impl Surface {
             ash_window::create_surface(&instance.entry, &instance.raw, display, window, None)?
         };
         Ok(Arc::new(Self {
-            instance: instance.clone(),
+            _instance: instance.clone(),
             loader: ash::khr::surface::Instance::new(&instance.entry, &instance.raw),
             raw,
         }))
@@ -66,7 +67,6 @@ impl Drop for Surface {
     fn drop(&mut self) {
         // SAFETY: swapchains hold an Arc of the surface, so are gone.
         unsafe { self.loader.destroy_surface(self.raw, None) };
-        let _ = &self.instance;
     }
 }
 
