@@ -7,6 +7,10 @@
 //! shaderc-sys building from source) the combined archive is complete and
 //! nothing is added. Set `VKSKIN_SHADERC_EXTRA_LIBS=0` to opt out, or to a
 //! directory to take the archives from there.
+//!
+//! It also writes `$OUT_DIR/shaders.rs`: a table of every file under the
+//! repository's `shaders/` folder as `include_str!`, so the GLSL is compiled
+//! into the library and the engine needs no files at run time.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +34,7 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_GPU").is_none() {
         return;
     }
+    embed_shaders();
     let dir = match std::env::var("VKSKIN_SHADERC_EXTRA_LIBS") {
         Ok(v) if v == "0" => return,
         Ok(v) => Some(PathBuf::from(v)),
@@ -60,4 +65,52 @@ fn main() {
 /// Debian's layout: a combined shaderc archive beside separate glslang ones.
 fn debian_split_archives(dir: &Path) -> bool {
     dir.join("libshaderc_combined.a").exists() && dir.join("libglslang.a").exists()
+}
+
+fn embed_shaders() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let root = manifest.join("../shaders");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let mut files = Vec::new();
+    collect(&root, &root, &mut files);
+    files.sort();
+    if files.is_empty() {
+        println!(
+            "cargo:warning=no shaders found under {}: the engine's shader table is empty",
+            root.display()
+        );
+    }
+    let mut table = String::from("&[\n");
+    for (rel, abs) in files {
+        table.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            abs.display().to_string()
+        ));
+    }
+    table.push_str("]\n");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("shaders.rs");
+    if let Err(e) = std::fs::write(&out, table) {
+        panic!("writing {}: {e}", out.display());
+    }
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            println!("cargo:rerun-if-changed={}", path.display());
+            collect(root, &path, out);
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            let rel = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let abs = path.canonicalize().unwrap_or(path.clone());
+            out.push((rel, abs));
+        }
+    }
 }

@@ -30,3 +30,5 @@ pub fn assets_dir() -> Option<PathBuf> {
 pub fn asset(rel: &str) -> Option<PathBuf> {
     assets_dir().map(|d| d.join(rel))
 }
+#[cfg(feature = "gpu")]
+pub mod gpu;

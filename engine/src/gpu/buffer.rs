@@ -1,0 +1,232 @@
+use std::sync::Arc;
+
+use ash::vk;
+use bytemuck::Pod;
+use gpu_allocator::vulkan::Allocation;
+pub use gpu_allocator::MemoryLocation;
+
+use super::{one_shot, Device, GpuError, GpuResult};
+
+/// A buffer to create. `GpuOnly` memory is device-local (fill it with
+/// [`Buffer::device_local_with_data`]); `CpuToGpu` and `GpuToCpu` memory is
+/// host-visible and stays mapped for the buffer's life.
+#[derive(Clone, Debug)]
+pub struct BufferDesc<'a> {
+    pub name: &'a str,
+    pub size: u64,
+    pub usage: vk::BufferUsageFlags,
+    pub location: MemoryLocation,
+}
+
+impl<'a> BufferDesc<'a> {
+    pub fn host(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
+        Self {
+            name,
+            size,
+            usage,
+            location: MemoryLocation::CpuToGpu,
+        }
+    }
+
+    pub fn readback(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
+        Self {
+            name,
+            size,
+            usage,
+            location: MemoryLocation::GpuToCpu,
+        }
+    }
+
+    pub fn device_local(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
+        Self {
+            name,
+            size,
+            usage,
+            location: MemoryLocation::GpuOnly,
+        }
+    }
+}
+
+/// A buffer and its memory, freed on drop.
+pub struct Buffer {
+    device: Arc<Device>,
+    raw: vk::Buffer,
+    allocation: Option<Allocation>,
+    size: u64,
+    name: String,
+}
+
+impl Buffer {
+    pub fn new(device: &Arc<Device>, desc: &BufferDesc<'_>) -> GpuResult<Self> {
+        if desc.size == 0 {
+            return Err(GpuError::InvalidArgument(format!(
+                "buffer {:?} has size zero",
+                desc.name
+            )));
+        }
+        let info = vk::BufferCreateInfo::default()
+            .size(desc.size)
+            .usage(desc.usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let d = device.raw();
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { d.create_buffer(&info, None)? };
+        let requirements = unsafe { d.get_buffer_memory_requirements(raw) };
+        let allocation = match device.allocate(desc.name, requirements, desc.location, true) {
+            Ok(a) => a,
+            Err(e) => {
+                unsafe { d.destroy_buffer(raw, None) };
+                return Err(e);
+            }
+        };
+        // SAFETY: fresh memory of the required size and alignment.
+        if let Err(e) =
+            unsafe { d.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
+        {
+            unsafe { d.destroy_buffer(raw, None) };
+            device.free(allocation);
+            return Err(e.into());
+        }
+        Ok(Self {
+            device: device.clone(),
+            raw,
+            allocation: Some(allocation),
+            size: desc.size,
+            name: desc.name.to_owned(),
+        })
+    }
+
+    /// A device-local buffer holding `data`, uploaded through a staging
+    /// buffer and a one-shot submission that has finished on return.
+    pub fn device_local_with_data(
+        device: &Arc<Device>,
+        name: &str,
+        usage: vk::BufferUsageFlags,
+        data: &[u8],
+    ) -> GpuResult<Self> {
+        let size = data.len() as u64;
+        let mut staging = Self::new(
+            device,
+            &BufferDesc::host(name, size, vk::BufferUsageFlags::TRANSFER_SRC),
+        )?;
+        staging.write_bytes(0, data)?;
+        let buffer = Self::new(
+            device,
+            &BufferDesc::device_local(name, size, usage | vk::BufferUsageFlags::TRANSFER_DST),
+        )?;
+        one_shot(device, |cmd| {
+            let region = [vk::BufferCopy::default().size(size)];
+            // SAFETY: both buffers are live and large enough.
+            unsafe {
+                device
+                    .raw()
+                    .cmd_copy_buffer(cmd, staging.raw, buffer.raw, &region)
+            };
+            Ok(())
+        })?;
+        // The fence wait in one_shot orders the copy before any later
+        // submission, which is all a later reader needs.
+        Ok(buffer)
+    }
+
+    pub fn raw(&self) -> vk::Buffer {
+        self.raw
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The persistently mapped bytes, for filling in place (host-visible
+    /// buffers only). `&mut self`: no other view of the mapping exists
+    /// meanwhile.
+    pub fn mapped_mut(&mut self) -> GpuResult<&mut [u8]> {
+        let size = self.size as usize;
+        let name = self.name.clone();
+        self.allocation
+            .as_mut()
+            .and_then(|a| a.mapped_slice_mut())
+            .map(|s| &mut s[..size])
+            .ok_or(GpuError::InvalidArgument(format!(
+                "buffer {name:?} is not host-visible"
+            )))
+    }
+
+    fn mapped_ptr(&self) -> GpuResult<*mut u8> {
+        self.allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .map(|p| p.as_ptr() as *mut u8)
+            .ok_or_else(|| self.not_mapped())
+    }
+
+    fn check_range(&self, offset: u64, len: usize) -> GpuResult<()> {
+        offset
+            .checked_add(len as u64)
+            .filter(|&e| e <= self.size)
+            .map(|_| ())
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "access of {len} bytes at {offset} outside buffer {:?} of {} bytes",
+                    self.name, self.size
+                ))
+            })
+    }
+
+    fn not_mapped(&self) -> GpuError {
+        GpuError::InvalidArgument(format!("buffer {:?} is not host-visible", self.name))
+    }
+
+    /// Copies `data` into the mapping at `offset`. The caller keeps the GPU
+    /// from reading the range meanwhile (per-frame buffers, fences).
+    pub fn write_bytes(&mut self, offset: u64, data: &[u8]) -> GpuResult<()> {
+        let ptr = self.mapped_ptr()?;
+        self.check_range(offset, data.len())?;
+        // SAFETY: the range lies inside the mapping (checked above), which is
+        // host-coherent (gpu-allocator's CpuToGpu / GpuToCpu) and live for the
+        // buffer's life; `&mut self` excludes any other access from Rust.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.add(offset as usize), data.len())
+        };
+        Ok(())
+    }
+
+    pub fn write<T: Pod>(&mut self, offset: u64, data: &[T]) -> GpuResult<()> {
+        self.write_bytes(offset, bytemuck::cast_slice(data))
+    }
+
+    /// Copies `out.len()` bytes out of the mapping at `offset` (writes need
+    /// `&mut self`, so none runs meanwhile).
+    pub fn read_bytes(&self, offset: u64, out: &mut [u8]) -> GpuResult<()> {
+        let ptr = self.mapped_ptr()?;
+        self.check_range(offset, out.len())?;
+        // SAFETY: as in `write_bytes`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ptr.add(offset as usize), out.as_mut_ptr(), out.len())
+        };
+        Ok(())
+    }
+
+    /// Reads `count` values of `T` from the mapping (host-visible buffers
+    /// only), copying, so the mapping's alignment does not matter.
+    pub fn read<T: Pod>(&self, offset: u64, count: usize) -> GpuResult<Vec<T>> {
+        let mut out = vec![T::zeroed(); count];
+        self.read_bytes(offset, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(out)
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: owners keep buffers alive until the GPU is done with them
+        // (frames in flight wait on their fence before reusing or dropping).
+        unsafe { self.device.raw().destroy_buffer(self.raw, None) };
+        if let Some(a) = self.allocation.take() {
+            self.device.free(a);
+        }
+    }
+}

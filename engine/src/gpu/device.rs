@@ -1,0 +1,263 @@
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ash::vk;
+use gpu_allocator::vulkan::{
+    Allocation, AllocationCreateDesc, AllocationScheme, Allocator, AllocatorCreateDesc,
+};
+use gpu_allocator::MemoryLocation;
+
+use super::{select_device, GpuError, GpuResult, Instance, PhysicalDevice, Surface};
+
+/// Longest the engine waits on one fence before reporting [`GpuError::Timeout`]
+/// instead of hanging (lavapipe under validation is slow, but not this slow).
+pub const FENCE_TIMEOUT_NS: u64 = 60_000_000_000;
+
+/// What to create a device with.
+#[derive(Clone, Copy, Default)]
+pub struct DeviceDesc<'a> {
+    /// Index or name substring; `None` uses `$VKSKIN_DEVICE`, then the
+    /// discrete > integrated > CPU order (see [`select_device`]).
+    pub selector: Option<&'a str>,
+    /// The queue must present to this surface; enables VK_KHR_swapchain.
+    pub surface: Option<&'a Surface>,
+}
+
+/// Optional features, enabled when the device has them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EnabledFeatures {
+    /// Wireframe (`PolygonMode::LINE`).
+    pub fill_mode_non_solid: bool,
+    /// Storage-buffer writes from vertex shaders: the skinning capture mode.
+    pub vertex_pipeline_stores_and_atomics: bool,
+    pub wide_lines: bool,
+    /// Timestamps on the graphics queue.
+    pub timestamps: bool,
+    /// Needed by compute shaders compiled for Vulkan 1.3 (LocalSizeId).
+    pub maintenance4: bool,
+}
+
+/// The logical device, its one graphics + compute queue and the memory
+/// allocator. Every resource holds an `Arc<Device>`, so the device is
+/// destroyed only after all of them; the device in turn holds the instance
+/// (and so the messenger) alive.
+pub struct Device {
+    instance: Arc<Instance>,
+    physical: PhysicalDevice,
+    raw: ash::Device,
+    queue: Mutex<vk::Queue>,
+    queue_family: u32,
+    allocator: Mutex<Option<Allocator>>,
+    features: EnabledFeatures,
+    swapchain: Option<ash::khr::swapchain::Device>,
+}
+
+impl Device {
+    pub fn new(instance: &Arc<Instance>, desc: &DeviceDesc<'_>) -> GpuResult<Arc<Self>> {
+        let physical = select_device(instance, desc.selector)?;
+        let queue_family = physical
+            .queue_family
+            .ok_or_else(|| GpuError::NoDevice(format!(": {physical} has no graphics queue")))?;
+        if let Some(surface) = desc.surface {
+            if !surface.supports_present(physical.raw, queue_family)? {
+                return Err(GpuError::NoDevice(format!(
+                    ": {physical} cannot present to this window"
+                )));
+            }
+        }
+        let ir = &instance.raw;
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut all = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut f12)
+            .push_next(&mut f13);
+        // SAFETY: feature query on a live physical device.
+        unsafe { ir.get_physical_device_features2(physical.raw, &mut all) };
+        let have = all.features;
+        if f13.dynamic_rendering == vk::FALSE || f13.synchronization2 == vk::FALSE {
+            return Err(GpuError::NoDevice(format!(
+                ": {physical} lacks dynamic rendering or synchronization2"
+            )));
+        }
+        let families = unsafe { ir.get_physical_device_queue_family_properties(physical.raw) };
+        let features = EnabledFeatures {
+            fill_mode_non_solid: have.fill_mode_non_solid == vk::TRUE,
+            vertex_pipeline_stores_and_atomics: have.vertex_pipeline_stores_and_atomics == vk::TRUE,
+            wide_lines: have.wide_lines == vk::TRUE,
+            timestamps: families
+                .get(queue_family as usize)
+                .is_some_and(|f| f.timestamp_valid_bits > 0),
+            maintenance4: f13.maintenance4 == vk::TRUE,
+        };
+        let core = vk::PhysicalDeviceFeatures::default()
+            .fill_mode_non_solid(features.fill_mode_non_solid)
+            .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
+            .wide_lines(features.wide_lines);
+        // glslang's SPIR-V 1.6 (Vulkan 1.3 target) declares compute
+        // workgroup sizes with LocalSizeId, which needs maintenance4.
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
+            .dynamic_rendering(true)
+            .synchronization2(true)
+            .maintenance4(features.maintenance4);
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+            .host_query_reset(f12.host_query_reset == vk::TRUE);
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
+        let mut extensions = Vec::new();
+        if desc.surface.is_some() {
+            extensions.push(ash::khr::swapchain::NAME.as_ptr());
+        }
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .enabled_features(&core)
+            .push_next(&mut e12)
+            .push_next(&mut e13);
+        // SAFETY: the create info points at locals alive for the call.
+        let raw = unsafe { ir.create_device(physical.raw, &info, None)? };
+        // SAFETY: family and index 0 were requested above.
+        let queue = unsafe { raw.get_device_queue(queue_family, 0) };
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: ir.clone(),
+            device: raw.clone(),
+            physical_device: physical.raw,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        });
+        let allocator = match allocator {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: nothing was created from the device yet.
+                unsafe { raw.destroy_device(None) };
+                return Err(e.into());
+            }
+        };
+        let swapchain = desc
+            .surface
+            .map(|_| ash::khr::swapchain::Device::new(ir, &raw));
+        log::info!("vkskin: using {physical}");
+        Ok(Arc::new(Self {
+            instance: instance.clone(),
+            physical,
+            raw,
+            queue: Mutex::new(queue),
+            queue_family,
+            allocator: Mutex::new(Some(allocator)),
+            features,
+            swapchain,
+        }))
+    }
+
+    pub fn raw(&self) -> &ash::Device {
+        &self.raw
+    }
+
+    pub fn instance(&self) -> &Arc<Instance> {
+        &self.instance
+    }
+
+    pub fn physical(&self) -> &PhysicalDevice {
+        &self.physical
+    }
+
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        self.physical.limits()
+    }
+
+    pub fn features(&self) -> EnabledFeatures {
+        self.features
+    }
+
+    pub fn queue_family(&self) -> u32 {
+        self.queue_family
+    }
+
+    pub(crate) fn swapchain_loader(&self) -> GpuResult<&ash::khr::swapchain::Device> {
+        self.swapchain.as_ref().ok_or_else(|| {
+            GpuError::InvalidArgument("the device was created without a surface".into())
+        })
+    }
+
+    /// The queue, locked: Vulkan requires submissions to one queue to be
+    /// externally synchronised.
+    pub fn queue(&self) -> MutexGuard<'_, vk::Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> GpuResult<()> {
+        let q = self.queue();
+        // SAFETY: the queue is locked; handles in `submits` are the caller's
+        // live objects of this device.
+        unsafe { self.raw.queue_submit2(*q, submits, fence)? };
+        Ok(())
+    }
+
+    pub fn wait_idle(&self) -> GpuResult<()> {
+        // Holding the queue lock keeps anyone from submitting meanwhile.
+        let _q = self.queue();
+        // SAFETY: a live device.
+        unsafe { self.raw.device_wait_idle()? };
+        Ok(())
+    }
+
+    /// Waits for fences, bounded by [`FENCE_TIMEOUT_NS`].
+    pub fn wait_for_fences(&self, fences: &[vk::Fence]) -> GpuResult<()> {
+        // SAFETY: fences of this device.
+        match unsafe { self.raw.wait_for_fences(fences, true, FENCE_TIMEOUT_NS) } {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout(FENCE_TIMEOUT_NS / 1_000_000)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub(crate) fn allocate(
+        &self,
+        name: &str,
+        requirements: vk::MemoryRequirements,
+        location: MemoryLocation,
+        linear: bool,
+    ) -> GpuResult<Allocation> {
+        let mut guard = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        let allocator = guard
+            .as_mut()
+            .ok_or_else(|| GpuError::InvalidArgument("allocator already destroyed".into()))?;
+        Ok(allocator.allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location,
+            linear,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        })?)
+    }
+
+    pub(crate) fn free(&self, allocation: Allocation) {
+        let mut guard = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = guard.as_mut() {
+            if let Err(e) = a.free(allocation) {
+                log::error!("vkskin: freeing GPU memory failed: {e}");
+            }
+        }
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // Every resource held an Arc of this device, so all are destroyed;
+        // the GPU may still be running the last submission.
+        // SAFETY: a live device, no other user left.
+        if let Err(e) = unsafe { self.raw.device_wait_idle() } {
+            log::error!("vkskin: device_wait_idle at teardown failed: {e}");
+        }
+        // The allocator frees its memory blocks: before the device goes.
+        drop(
+            self.allocator
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
+        // SAFETY: every child object is gone (see above).
+        unsafe { self.raw.destroy_device(None) };
+    }
+}

@@ -1,0 +1,199 @@
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::{Device, GpuError, GpuResult, ShaderModule};
+
+/// A pipeline layout, destroyed on drop.
+pub struct PipelineLayout {
+    device: Arc<Device>,
+    raw: vk::PipelineLayout,
+}
+
+impl PipelineLayout {
+    pub fn new(
+        device: &Arc<Device>,
+        set_layouts: &[vk::DescriptorSetLayout],
+        push_constants: &[vk::PushConstantRange],
+    ) -> GpuResult<Arc<Self>> {
+        let limit = device.limits().max_push_constants_size;
+        if let Some(r) = push_constants.iter().find(|r| r.offset + r.size > limit) {
+            return Err(GpuError::Limit {
+                what: "push constant bytes",
+                needed: u64::from(r.offset + r.size),
+                limit: u64::from(limit),
+            });
+        }
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(set_layouts)
+            .push_constant_ranges(push_constants);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw().create_pipeline_layout(&info, None)? };
+        Ok(Arc::new(Self {
+            device: device.clone(),
+            raw,
+        }))
+    }
+
+    pub fn raw(&self) -> vk::PipelineLayout {
+        self.raw
+    }
+}
+
+impl Drop for PipelineLayout {
+    fn drop(&mut self) {
+        // SAFETY: pipelines made with it hold an Arc, so are gone.
+        unsafe { self.device.raw().destroy_pipeline_layout(self.raw, None) };
+    }
+}
+
+/// A graphics pipeline for dynamic rendering, with dynamic viewport and
+/// scissor. Alpha blending is off; one colour attachment per format.
+#[derive(Clone)]
+pub struct GraphicsPipelineDesc<'a> {
+    pub vertex: &'a ShaderModule,
+    pub fragment: &'a ShaderModule,
+    pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
+    pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
+    pub topology: vk::PrimitiveTopology,
+    pub polygon_mode: vk::PolygonMode,
+    pub cull_mode: vk::CullModeFlags,
+    /// With [`crate::render::Camera`]'s Y-flipped projection, the usual
+    /// counter-clockwise front faces stay counter-clockwise.
+    pub front_face: vk::FrontFace,
+    pub depth_test: bool,
+    pub depth_write: bool,
+    pub color_formats: &'a [vk::Format],
+    /// `UNDEFINED` for no depth attachment.
+    pub depth_format: vk::Format,
+}
+
+/// A graphics or compute pipeline, destroyed on drop.
+pub struct Pipeline {
+    device: Arc<Device>,
+    raw: vk::Pipeline,
+    layout: Arc<PipelineLayout>,
+    bind_point: vk::PipelineBindPoint,
+}
+
+impl Pipeline {
+    pub fn graphics(
+        device: &Arc<Device>,
+        layout: &Arc<PipelineLayout>,
+        desc: &GraphicsPipelineDesc<'_>,
+    ) -> GpuResult<Self> {
+        if desc.polygon_mode != vk::PolygonMode::FILL && !device.features().fill_mode_non_solid {
+            return Err(GpuError::InvalidArgument(
+                "non-solid polygon mode without the fillModeNonSolid feature".into(),
+            ));
+        }
+        let stages = [
+            desc.vertex.stage_info(vk::ShaderStageFlags::VERTEX),
+            desc.fragment.stage_info(vk::ShaderStageFlags::FRAGMENT),
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(desc.vertex_bindings)
+            .vertex_attribute_descriptions(desc.vertex_attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(desc.polygon_mode)
+            .cull_mode(desc.cull_mode)
+            .front_face(desc.front_face)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(desc.depth_test)
+            .depth_write_enable(desc.depth_write)
+            .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
+        let attachments: Vec<_> = desc
+            .color_formats
+            .iter()
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
+            .collect();
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(desc.color_formats)
+            .depth_attachment_format(desc.depth_format);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth)
+            .color_blend_state(&blend)
+            .dynamic_state(&dynamic)
+            .layout(layout.raw())
+            .push_next(&mut rendering);
+        // SAFETY: every pointer refers to locals alive for the call.
+        let raw = unsafe {
+            device
+                .raw()
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        }
+        .map_err(|(_, e)| e)?;
+        Ok(Self {
+            device: device.clone(),
+            raw: raw[0],
+            layout: layout.clone(),
+            bind_point: vk::PipelineBindPoint::GRAPHICS,
+        })
+    }
+
+    pub fn compute(
+        device: &Arc<Device>,
+        layout: &Arc<PipelineLayout>,
+        shader: &ShaderModule,
+    ) -> GpuResult<Self> {
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(shader.stage_info(vk::ShaderStageFlags::COMPUTE))
+            .layout(layout.raw());
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe {
+            device
+                .raw()
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        }
+        .map_err(|(_, e)| e)?;
+        Ok(Self {
+            device: device.clone(),
+            raw: raw[0],
+            layout: layout.clone(),
+            bind_point: vk::PipelineBindPoint::COMPUTE,
+        })
+    }
+
+    pub fn raw(&self) -> vk::Pipeline {
+        self.raw
+    }
+
+    pub fn layout(&self) -> &Arc<PipelineLayout> {
+        &self.layout
+    }
+
+    pub fn bind(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording on this device.
+        unsafe {
+            self.device
+                .raw()
+                .cmd_bind_pipeline(cmd, self.bind_point, self.raw)
+        };
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // SAFETY: owners keep pipelines until the GPU is done with them.
+        unsafe { self.device.raw().destroy_pipeline(self.raw, None) };
+    }
+}

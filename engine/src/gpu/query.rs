@@ -1,0 +1,83 @@
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::{Device, GpuError, GpuResult};
+
+/// A pool of GPU timestamps, destroyed on drop. Reset it in the command
+/// buffer before writing ([`TimestampQueries::reset`]).
+pub struct TimestampQueries {
+    device: Arc<Device>,
+    raw: vk::QueryPool,
+    count: u32,
+    period_ns: f64,
+}
+
+impl TimestampQueries {
+    pub fn new(device: &Arc<Device>, count: u32) -> GpuResult<Self> {
+        if !device.features().timestamps {
+            return Err(GpuError::InvalidArgument(
+                "the queue family has no timestamp support".into(),
+            ));
+        }
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(count);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { device.raw().create_query_pool(&info, None)? };
+        Ok(Self {
+            device: device.clone(),
+            raw,
+            count,
+            period_ns: f64::from(device.limits().timestamp_period),
+        })
+    }
+
+    pub fn reset(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording outside a render pass.
+        unsafe {
+            self.device
+                .raw()
+                .cmd_reset_query_pool(cmd, self.raw, 0, self.count)
+        };
+    }
+
+    /// Writes timestamp `index` once every earlier command reached `stage`.
+    pub fn write(&self, cmd: vk::CommandBuffer, index: u32, stage: vk::PipelineStageFlags2) {
+        // SAFETY: `cmd` is recording; the caller reset the pool in it.
+        unsafe {
+            self.device
+                .raw()
+                .cmd_write_timestamp2(cmd, stage, self.raw, index)
+        };
+    }
+
+    /// The raw ticks of every query, waiting for them to be available
+    /// (call after the submission's fence).
+    pub fn read_ticks(&self) -> GpuResult<Vec<u64>> {
+        let mut out = vec![0u64; self.count as usize];
+        // SAFETY: the results array matches the pool size.
+        unsafe {
+            self.device.raw().get_query_pool_results(
+                self.raw,
+                0,
+                &mut out,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )?
+        };
+        Ok(out)
+    }
+
+    /// Nanoseconds between queries `a` and `b`.
+    pub fn elapsed_ns(&self, ticks: &[u64], a: usize, b: usize) -> Option<f64> {
+        let (ta, tb) = (*ticks.get(a)?, *ticks.get(b)?);
+        Some(tb.wrapping_sub(ta) as f64 * self.period_ns)
+    }
+}
+
+impl Drop for TimestampQueries {
+    fn drop(&mut self) {
+        // SAFETY: owners wait for submissions that write the pool.
+        unsafe { self.device.raw().destroy_query_pool(self.raw, None) };
+    }
+}

@@ -1,0 +1,125 @@
+use glam::{Mat4, Vec2, Vec3, Vec4Swizzles};
+
+/// How the camera projects.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Projection {
+    /// Vertical field of view in radians.
+    Perspective { fov_y: f32, near: f32, far: f32 },
+    /// `height` world units fill the view vertically.
+    Orthographic { height: f32, near: f32, far: f32 },
+}
+
+/// A look-at camera. Conventions, explicitly: right-handed view space
+/// looking down -Z with +Y up; the projection maps to Vulkan clip space,
+/// where NDC +Y points *down* the screen and depth runs 0 (near) to 1
+/// (far). glam's `*_rh` projections already give depth 0..1 but keep +Y up,
+/// so [`Camera::projection`] negates clip Y. With that flip a triangle that
+/// is counter-clockwise on screen stays `FrontFace::COUNTER_CLOCKWISE` in
+/// Vulkan's framebuffer coordinates, and the viewport needs no negative
+/// height.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    pub eye: Vec3,
+    pub target: Vec3,
+    pub up: Vec3,
+    pub projection: Projection,
+}
+
+impl Camera {
+    pub fn look_at(eye: Vec3, target: Vec3, up: Vec3, projection: Projection) -> Self {
+        Self {
+            eye,
+            target,
+            up,
+            projection,
+        }
+    }
+
+    pub fn view(&self) -> Mat4 {
+        Mat4::look_at_rh(self.eye, self.target, self.up)
+    }
+
+    /// Vulkan clip space for a viewport of `aspect` = width / height.
+    pub fn projection(&self, aspect: f32) -> Mat4 {
+        let gl_y_up = match self.projection {
+            Projection::Perspective { fov_y, near, far } => {
+                Mat4::perspective_rh(fov_y, aspect, near, far)
+            }
+            Projection::Orthographic { height, near, far } => {
+                let h = height * 0.5;
+                let w = h * aspect;
+                Mat4::orthographic_rh(-w, w, -h, h, near, far)
+            }
+        };
+        Mat4::from_scale(Vec3::new(1.0, -1.0, 1.0)) * gl_y_up
+    }
+
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        self.projection(aspect) * self.view()
+    }
+
+    /// Pixel position (x right, y down, origin at the top-left corner) of a
+    /// world point in a `width` x `height` target; `None` behind the camera.
+    pub fn project_to_pixel(&self, p: Vec3, width: u32, height: u32) -> Option<Vec2> {
+        let clip = self.view_proj(width as f32 / height as f32) * p.extend(1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        let ndc = clip.xy() / clip.w;
+        Some(Vec2::new(
+            (ndc.x * 0.5 + 0.5) * width as f32,
+            (ndc.y * 0.5 + 0.5) * height as f32,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn up_is_up_on_screen_and_depth_is_zero_to_one() {
+        let cam = Camera::look_at(
+            Vec3::new(0.0, 0.0, 5.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            Projection::Perspective {
+                fov_y: 1.0,
+                near: 1.0,
+                far: 9.0,
+            },
+        );
+        let above = cam
+            .project_to_pixel(Vec3::new(0.0, 1.0, 0.0), 100, 100)
+            .unwrap();
+        let centre = cam.project_to_pixel(Vec3::ZERO, 100, 100).unwrap();
+        assert!(above.y < centre.y, "world +Y must be higher on screen");
+        let vp = cam.view_proj(1.0);
+        let near = vp * Vec3::new(0.0, 0.0, 4.0).extend(1.0);
+        let far = vp * Vec3::new(0.0, 0.0, -4.0).extend(1.0);
+        assert!((near.z / near.w).abs() < 1e-6);
+        assert!((far.z / far.w - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn orthographic_keeps_the_same_handedness() {
+        let cam = Camera::look_at(
+            Vec3::new(0.0, 0.0, 5.0),
+            Vec3::ZERO,
+            Vec3::Y,
+            Projection::Orthographic {
+                height: 4.0,
+                near: 0.1,
+                far: 10.0,
+            },
+        );
+        let p = cam
+            .project_to_pixel(Vec3::new(1.0, 1.0, 0.0), 200, 100)
+            .unwrap();
+        // 4 units tall over 100 px: 25 px per unit, right and up of centre.
+        assert!(
+            (p.x - 125.0).abs() < 1e-3 && (p.y - 25.0).abs() < 1e-3,
+            "{p}"
+        );
+    }
+}

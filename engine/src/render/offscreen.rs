@@ -1,0 +1,201 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::gpu::{
+    pipeline_barrier, vk, Buffer, BufferBarrier, BufferDesc, Device, GpuResult, Image,
+    ImageBarrier, ImageDesc,
+};
+
+use super::{begin_rendering, write_png};
+
+/// An offscreen colour + depth target drawn with dynamic rendering and read
+/// back to the CPU. One frame at a time: the caller waits for a frame's
+/// fence before reading it back or starting the next.
+pub struct OffscreenTarget {
+    device: Arc<Device>,
+    color: Image,
+    depth: Image,
+    readback: Buffer,
+}
+
+impl OffscreenTarget {
+    /// 8-bit RGBA so the readback is the PNG's bytes as they are.
+    pub const COLOR_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+    pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+    pub fn new(device: &Arc<Device>, width: u32, height: u32) -> GpuResult<Self> {
+        let extent = vk::Extent2D { width, height };
+        let color = Image::new(
+            device,
+            &ImageDesc {
+                name: "offscreen colour",
+                extent,
+                format: Self::COLOR_FORMAT,
+                usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                aspect: vk::ImageAspectFlags::COLOR,
+            },
+        )?;
+        let depth = Image::new(
+            device,
+            &ImageDesc {
+                name: "offscreen depth",
+                extent,
+                format: Self::DEPTH_FORMAT,
+                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+                aspect: vk::ImageAspectFlags::DEPTH,
+            },
+        )?;
+        let readback = Buffer::new(
+            device,
+            &BufferDesc::readback(
+                "offscreen readback",
+                u64::from(width) * u64::from(height) * 4,
+                vk::BufferUsageFlags::TRANSFER_DST,
+            ),
+        )?;
+        Ok(Self {
+            device: device.clone(),
+            color,
+            depth,
+            readback,
+        })
+    }
+
+    pub fn extent(&self) -> vk::Extent2D {
+        self.color.extent()
+    }
+
+    pub fn aspect_ratio(&self) -> f32 {
+        let e = self.extent();
+        e.width as f32 / e.height as f32
+    }
+
+    /// Makes the images attachments (discarding old contents: everything
+    /// is cleared) and begins rendering. The barriers' first scope covers
+    /// earlier submissions' copy and attachment writes, so a target can be
+    /// reused frame after frame.
+    pub fn begin(&self, cmd: vk::CommandBuffer, clear: [f32; 4]) {
+        pipeline_barrier(
+            &self.device,
+            cmd,
+            &[
+                ImageBarrier {
+                    image: self.color.raw(),
+                    aspect: vk::ImageAspectFlags::COLOR,
+                    old_layout: vk::ImageLayout::UNDEFINED,
+                    new_layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                    src_stage: vk::PipelineStageFlags2::COPY
+                        | vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    src_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                    dst_stage: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    dst_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_READ,
+                },
+                depth_to_attachment(self.depth.raw()),
+            ],
+            &[],
+        );
+        begin_rendering(
+            &self.device,
+            cmd,
+            self.extent(),
+            self.color.view(),
+            Some(self.depth.view()),
+            clear,
+        );
+    }
+
+    /// Ends rendering and copies the colour image into the readback buffer,
+    /// made visible to the host once the submission's fence has signalled.
+    pub fn end_and_copy(&self, cmd: vk::CommandBuffer) {
+        let d = self.device.raw();
+        // SAFETY: `cmd` is inside the rendering scope begun by `begin`.
+        unsafe { d.cmd_end_rendering(cmd) };
+        pipeline_barrier(
+            &self.device,
+            cmd,
+            &[ImageBarrier {
+                image: self.color.raw(),
+                aspect: vk::ImageAspectFlags::COLOR,
+                old_layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                new_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                src_stage: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                src_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                dst_stage: vk::PipelineStageFlags2::COPY,
+                dst_access: vk::AccessFlags2::TRANSFER_READ,
+            }],
+            // The previous frame's copy wrote the same buffer.
+            &[BufferBarrier {
+                buffer: self.readback.raw(),
+                src_stage: vk::PipelineStageFlags2::COPY,
+                src_access: vk::AccessFlags2::TRANSFER_WRITE,
+                dst_stage: vk::PipelineStageFlags2::COPY,
+                dst_access: vk::AccessFlags2::TRANSFER_WRITE,
+            }],
+        );
+        let e = self.extent();
+        let region = vk::BufferImageCopy::default()
+            .buffer_offset(0)
+            .image_subresource(
+                vk::ImageSubresourceLayers::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .layer_count(1),
+            )
+            .image_extent(vk::Extent3D {
+                width: e.width,
+                height: e.height,
+                depth: 1,
+            });
+        // SAFETY: the image is in TRANSFER_SRC layout; the buffer holds
+        // width * height * 4 bytes.
+        unsafe {
+            d.cmd_copy_image_to_buffer(
+                cmd,
+                self.color.raw(),
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.readback.raw(),
+                &[region],
+            )
+        };
+        pipeline_barrier(
+            &self.device,
+            cmd,
+            &[],
+            &[BufferBarrier {
+                buffer: self.readback.raw(),
+                src_stage: vk::PipelineStageFlags2::COPY,
+                src_access: vk::AccessFlags2::TRANSFER_WRITE,
+                dst_stage: vk::PipelineStageFlags2::HOST,
+                dst_access: vk::AccessFlags2::HOST_READ,
+            }],
+        );
+    }
+
+    /// The last frame's pixels, RGBA8, rows top to bottom. Call after the
+    /// fence of the submission that recorded [`OffscreenTarget::end_and_copy`].
+    pub fn read_rgba(&self) -> GpuResult<Vec<u8>> {
+        self.readback.read(0, self.readback.size() as usize)
+    }
+
+    pub fn write_png(&self, path: &Path) -> GpuResult<()> {
+        let e = self.extent();
+        write_png(path, e.width, e.height, &self.read_rgba()?)
+    }
+}
+
+pub(crate) fn depth_to_attachment(image: vk::Image) -> ImageBarrier {
+    ImageBarrier {
+        image,
+        aspect: vk::ImageAspectFlags::DEPTH,
+        old_layout: vk::ImageLayout::UNDEFINED,
+        new_layout: vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+        // Orders against the previous frame's depth writes (same image).
+        src_stage: vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+            | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+        src_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+        dst_stage: vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+            | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+        dst_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ
+            | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+    }
+}

@@ -1,0 +1,57 @@
+//! `--headless`: offscreen target, N frames, one PNG each.
+
+use vkskin::gpu::{Device, DeviceDesc, MessageLog};
+use vkskin::render::{FramesInFlight, OffscreenTarget, DEFAULT_FRAMES_IN_FLIGHT};
+
+use crate::scene::{Scene, CLEAR};
+use crate::{instance, Args};
+
+pub fn run(args: &Args) -> Result<MessageLog, String> {
+    let instance = instance(args, None)?;
+    let log = instance.messages().clone();
+    let err = |e: vkskin::gpu::GpuError| e.to_string();
+    let device = Device::new(
+        &instance,
+        &DeviceDesc {
+            selector: args.device.as_deref(),
+            surface: None,
+        },
+    )
+    .map_err(err)?;
+    drop(instance);
+    let frames_total = args.frames.unwrap_or(60);
+    {
+        let target = OffscreenTarget::new(&device, args.width, args.height).map_err(err)?;
+        let mut scene = Scene::new(
+            &device,
+            OffscreenTarget::COLOR_FORMAT,
+            OffscreenTarget::DEPTH_FORMAT,
+            DEFAULT_FRAMES_IN_FLIGHT,
+        )
+        .map_err(err)?;
+        let mut frames = FramesInFlight::new(&device, DEFAULT_FRAMES_IN_FLIGHT).map_err(err)?;
+        std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let aspect = target.aspect_ratio();
+        for i in 0..frames_total {
+            let t = i as f32 / args.fps;
+            let frame = frames.begin().map_err(err)?;
+            scene.update(frame.index, t, aspect).map_err(err)?;
+            target.begin(frame.cmd, CLEAR);
+            scene.record(frame.cmd, frame.index, aspect).map_err(err)?;
+            target.end_and_copy(frame.cmd);
+            frames.submit(&frame, None, None).map_err(err)?;
+            // One readback target: wait before the next frame reuses it.
+            frames.wait(&frame).map_err(err)?;
+            let path = args.out.join(format!("frame_{i:04}.png"));
+            target.write_png(&path).map_err(err)?;
+        }
+        println!(
+            "whitebox: wrote {frames_total} frame(s) to {}",
+            args.out.display()
+        );
+    }
+    // Every resource is gone; the device (and then the instance with its
+    // messenger) goes now, so the log includes the leak report.
+    drop(device);
+    Ok(log)
+}
