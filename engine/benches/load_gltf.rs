@@ -23,7 +23,11 @@ fn load_gltf(c: &mut Criterion) {
         return;
     };
     let options = LoadOptions::default();
-    for rel in ["gltf/CesiumMan.glb", "gltf/Fox.glb", "gltf/RecursiveSkeletons.glb"] {
+    for rel in [
+        "gltf/CesiumMan.glb",
+        "gltf/Fox.glb",
+        "gltf/RecursiveSkeletons.glb",
+    ] {
         let path = dir.join(rel);
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,

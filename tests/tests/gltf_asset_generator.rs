@@ -72,8 +72,17 @@ fn interpolation_of(rel: &str) -> Option<Interpolation> {
 fn node_00_linear_translation() {
     // Keys t = 0, 1, 2: x = -0.1, 0.1, -0.1.
     let f = node("Animation_Node_00");
-    for (t, x) in [(0.0, -0.1), (0.25, -0.05), (0.5, 0.0), (1.0, 0.1), (1.5, 0.0), (2.0, -0.1)] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+    for (t, x) in [
+        (0.0, -0.1),
+        (0.25, -0.05),
+        (0.5, 0.0),
+        (1.0, 0.1),
+        (1.5, 0.0),
+        (2.0, -0.1),
+    ] {
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [x, 0.0, 0.0]);
         assert_quat(&format!("t={t}"), tr.rotation, [0.0, 0.0, 0.0, 1.0]);
     }
@@ -92,7 +101,9 @@ fn node_01_linear_rotation() {
         (2.5, [0.0, -S225, 0.0, C225]),
         (3.5, [0.0, S225, 0.0, C225]),
     ] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_quat(&format!("t={t}"), tr.rotation, q);
     }
 }
@@ -102,7 +113,9 @@ fn node_02_linear_scale() {
     // Keys t = 0, 1, 2: scale 0.8, 1.2, 0.8.
     let f = node("Animation_Node_02");
     for (t, s) in [(0.0, 0.8), (0.25, 0.9), (0.5, 1.0), (1.0, 1.2), (1.75, 0.9)] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.scale, [s, s, s]);
     }
 }
@@ -111,8 +124,18 @@ fn node_02_linear_scale() {
 fn node_03_step_translation() {
     // STEP keys t = 0..4: x = -0.1, 0, 0.1, 0, -0.1.
     let f = node("Animation_Node_03");
-    for (t, x) in [(0.0, -0.1), (0.99, -0.1), (1.0, 0.0), (1.5, 0.0), (2.9, 0.1), (3.2, 0.0), (4.0, -0.1)] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+    for (t, x) in [
+        (0.0, -0.1),
+        (0.99, -0.1),
+        (1.0, 0.0),
+        (1.5, 0.0),
+        (2.9, 0.1),
+        (3.2, 0.0),
+        (4.0, -0.1),
+    ] {
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [x, 0.0, 0.0]);
     }
     assert_eq!(interpolation_of(&f), Some(Interpolation::Step));
@@ -123,8 +146,17 @@ fn node_04_cubic_translation() {
     // CUBICSPLINE keys t = 0, 1, 2: x = -0.1, 0.1, -0.1, all tangents zero.
     // t = 0.25: -0.1 * 0.84375 + 0.1 * 0.15625 = -0.06875.
     let f = node("Animation_Node_04");
-    for (t, x) in [(0.0, -0.1), (0.25, -0.06875), (0.5, 0.0), (1.0, 0.1), (1.5, 0.0), (1.75, -0.06875)] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+    for (t, x) in [
+        (0.0, -0.1),
+        (0.25, -0.06875),
+        (0.5, 0.0),
+        (1.0, 0.1),
+        (1.5, 0.0),
+        (1.75, -0.06875),
+    ] {
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [x, 0.0, 0.0]);
     }
     assert_eq!(interpolation_of(&f), Some(Interpolation::CubicSpline));
@@ -144,7 +176,9 @@ fn node_05_cubic_rotation_is_normalised() {
         (1.5, [0.0, -S225, 0.0, C225]),
         (3.5, [0.0, S225, 0.0, C225]),
     ] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_quat(&format!("t={t}"), tr.rotation, q);
     }
 }
@@ -159,7 +193,9 @@ fn node_misc_00_two_channels_same_range() {
         (1.0, 0.0, [0.0, 0.0, 0.0, 1.0]),
         (3.0, 0.0, [0.0, 0.0, 0.0, 1.0]),
     ] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [x, 0.0, 0.0]);
         assert_quat(&format!("t={t}"), tr.rotation, q);
     }
@@ -178,7 +214,9 @@ fn node_misc_01_non_zero_start() {
         (2.0, [0.0, 0.0, 0.0, 1.0]),
         (5.0, [0.0, R2, 0.0, R2]),
     ] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_quat(&format!("t={t}"), tr.rotation, q);
     }
 }
@@ -196,7 +234,9 @@ fn node_misc_02_channels_with_different_ranges() {
         (3.0, 0.0, [0.0, -R2, 0.0, R2]),
         (5.5, -0.05, [0.0, R2, 0.0, R2]),
     ] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [0.0, y, 0.0]);
         assert_quat(&format!("t={t}"), tr.rotation, q);
     }
@@ -209,7 +249,9 @@ fn node_misc_03_single_key() {
     let Some((model, _)) = load(&f) else { return };
     assert_eq!(model.clips[0].duration(), 0.0);
     for t in [0.0, 0.5, 3.0] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [-0.1, 0.0, 0.0]);
     }
 }
@@ -227,7 +269,9 @@ fn node_misc_04_two_nodes() {
     assert_vec("node 0 t", a.translation, [-0.2, 0.0, 0.0]);
     assert_vec("node 1 t", b.translation, [0.2, 0.0, 0.0]);
     assert_vec("node 0 s", a.scale, [0.5; 3]);
-    let Some(b) = sampled(&f, 0, 1, 2.0) else { return };
+    let Some(b) = sampled(&f, 0, 1, 2.0) else {
+        return;
+    };
     assert_quat("node 1 t=2", b.rotation, [-R2, 0.0, 0.0, R2]);
 }
 
@@ -237,8 +281,14 @@ fn node_misc_05_channel_overrides_static_rotation() {
     // -60 Y (0, -0.5, 0, 0.866) from 0 to 6 s.
     let f = misc("Animation_NodeMisc_05");
     for t in [0.0, 3.0, 6.0] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
-        assert_quat(&format!("t={t}"), tr.rotation, [0.0, -0.5, 0.0, 0.866_025_4]);
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
+        assert_quat(
+            &format!("t={t}"),
+            tr.rotation,
+            [0.0, -0.5, 0.0, 0.866_025_4],
+        );
     }
 }
 
@@ -247,7 +297,9 @@ fn node_misc_06_static_rotation_kept() {
     // Static rotation +60 Y stays; translation keys t = 0, 2, 4.
     let f = misc("Animation_NodeMisc_06");
     for (t, x) in [(0.5, -0.05), (1.0, 0.0), (2.0, 0.1), (3.0, 0.0)] {
-        let Some(tr) = sampled(&f, 0, 0, t) else { return };
+        let Some(tr) = sampled(&f, 0, 0, t) else {
+            return;
+        };
         assert_vec(&format!("t={t}"), tr.translation, [x, 0.0, 0.0]);
         assert_quat(&format!("t={t}"), tr.rotation, [0.0, 0.5, 0.0, 0.866_025_4]);
     }
@@ -309,8 +361,14 @@ fn skin_01_animated_joint() {
     let f = skin("Animation_Skin_01");
     // joint1's rotation keys: identity, -45 X, identity at t = 0, 1, 2; at
     // t = 0.5 the slerp is -22.5 X = (-sin 11.25, 0, 0, cos 11.25).
-    let Some(tr) = sampled(&f, 0, 2, 0.5) else { return };
-    assert_quat("joint1 t=0.5", tr.rotation, [-0.195_090_32, 0.0, 0.0, 0.980_785_3]);
+    let Some(tr) = sampled(&f, 0, 2, 0.5) else {
+        return;
+    };
+    assert_quat(
+        "joint1 t=0.5",
+        tr.rotation,
+        [-0.195_090_32, 0.0, 0.0, 0.980_785_3],
+    );
     // At t = 0 the key (identity) replaces joint1's static -30 X rotation,
     // so the plane is straight.
     check_skinned(
@@ -421,7 +479,9 @@ fn skin_06_two_skins_share_joints() {
     ];
     check_skinned(&f, Some(0), 0.5, &[inner_half, outer_half]);
     // Both skins name the same two nodes: the same skeleton joints.
-    let Some((model, info)) = load(&f) else { return };
+    let Some((model, info)) = load(&f) else {
+        return;
+    };
     assert_eq!(info.file_skins, 2);
     assert_eq!(model.skins[0].joints, model.skins[1].joints);
 }

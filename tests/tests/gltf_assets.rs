@@ -16,7 +16,13 @@ use vkskin::glam::{Affine3A, Vec3};
 /// "verts" the POSITION counts over all meshes, each mesh counted once.
 const INDEX: &[(&str, usize, usize, usize, usize)] = &[
     ("gltf/RiggedSimple.glb", 1, 2, 160, 1),
-    ("gltf/RiggedSimple_gltf_separate/RiggedSimple.gltf", 1, 2, 160, 1),
+    (
+        "gltf/RiggedSimple_gltf_separate/RiggedSimple.gltf",
+        1,
+        2,
+        160,
+        1,
+    ),
     ("gltf/RiggedFigure.glb", 1, 19, 370, 1),
     ("gltf/CesiumMan.glb", 1, 19, 3273, 1),
     ("gltf/Fox.glb", 1, 24, 1728, 3),
@@ -24,34 +30,202 @@ const INDEX: &[(&str, usize, usize, usize, usize)] = &[
     ("gltf/SimpleSkin/SimpleSkin.gltf", 1, 2, 10, 1),
     ("gltf/InterpolationTest.glb", 0, 0, 220, 9),
     ("gltf/quad_skin.glb", 1, 10, 4, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_00.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_01.gltf", 1, 2, 6, 1),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_02.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_03.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_04.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_05.gltf", 1, 2, 9, 1),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_06.gltf", 2, 4, 12, 1),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_07.gltf", 1, 5, 10, 0),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_08.gltf", 1, 4, 15, 1),
-    ("gltf/asset-generator/Animation_Skin/Animation_Skin_09.gltf", 1, 4, 13, 0),
-    ("gltf/asset-generator/Animation_SkinType/Animation_SkinType_00.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_SkinType/Animation_SkinType_01.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_SkinType/Animation_SkinType_02.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_SkinType/Animation_SkinType_03.gltf", 1, 2, 6, 0),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_00.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_01.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_02.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_03.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_04.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_Node/Animation_Node_05.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_00.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_01.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_02.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_03.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_04.gltf", 0, 0, 48, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_05.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_06.gltf", 0, 0, 24, 1),
-    ("gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_07.gltf", 0, 0, 24, 2),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_00.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_01.gltf",
+        1,
+        2,
+        6,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_02.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_03.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_04.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_05.gltf",
+        1,
+        2,
+        9,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_06.gltf",
+        2,
+        4,
+        12,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_07.gltf",
+        1,
+        5,
+        10,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_08.gltf",
+        1,
+        4,
+        15,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Skin/Animation_Skin_09.gltf",
+        1,
+        4,
+        13,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_SkinType/Animation_SkinType_00.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_SkinType/Animation_SkinType_01.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_SkinType/Animation_SkinType_02.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_SkinType/Animation_SkinType_03.gltf",
+        1,
+        2,
+        6,
+        0,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_00.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_01.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_02.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_03.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_04.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_Node/Animation_Node_05.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_00.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_01.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_02.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_03.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_04.gltf",
+        0,
+        0,
+        48,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_05.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_06.gltf",
+        0,
+        0,
+        24,
+        1,
+    ),
+    (
+        "gltf/asset-generator/Animation_NodeMisc/Animation_NodeMisc_07.gltf",
+        0,
+        0,
+        24,
+        2,
+    ),
 ];
 
 #[test]
@@ -68,11 +242,12 @@ fn every_gltf_asset_is_listed() {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("gltf" | "glb")
-            ) {
-                let rel = p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")) {
+                let rel = p
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 found.insert(rel);
             }
         }
@@ -174,7 +349,11 @@ fn bind_pose_reproduces_stored_positions() {
                     "{rel}: skin matrix {k} differs from skin matrix 0 in the rest pose"
                 );
             }
-            let want: Vec<Vec3> = mesh.positions.iter().map(|&v| s.transform_point3(v)).collect();
+            let want: Vec<Vec3> = mesh
+                .positions
+                .iter()
+                .map(|&v| s.transform_point3(v))
+                .collect();
             let (lo, hi) = want
                 .iter()
                 .fold((Vec3::MAX, Vec3::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
@@ -299,5 +478,8 @@ fn one_mesh_reused_by_many_skins() {
     assert_eq!(skins.len(), 84);
     assert!(info.mesh_sources.iter().all(|s| s.mesh == 0 && s.skinned));
     // Every instance carries the same vertices.
-    assert!(model.meshes.iter().all(|m| m.positions == model.meshes[0].positions));
+    assert!(model
+        .meshes
+        .iter()
+        .all(|m| m.positions == model.meshes[0].positions));
 }

@@ -42,11 +42,11 @@ fn item(s: &str) -> Place {
 /// A GLB from JSON text and a binary chunk (both padded to 4 bytes).
 fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut j = json.as_bytes().to_vec();
-    while j.len() % 4 != 0 {
+    while j.len() & 3 != 0 {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while b.len() & 3 != 0 {
         b.push(0);
     }
     let total = 12 + 8 + j.len() + 8 + b.len();
@@ -112,7 +112,13 @@ fn glb_truncated_with_length_fixed_up() {
     };
     let mut cut = b[..300_000].to_vec();
     cut[8..12].copy_from_slice(&300_000u32.to_le_bytes());
-    expect_err(&p, &cut, None, FaultKind::Truncated, Place::Byte(20 + 28_356));
+    expect_err(
+        &p,
+        &cut,
+        None,
+        FaultKind::Truncated,
+        Place::Byte(20 + 28_356),
+    );
     // Cut inside the JSON chunk the same way.
     let mut cut = b[..5_000].to_vec();
     cut[8..12].copy_from_slice(&5_000u32.to_le_bytes());
@@ -166,7 +172,10 @@ fn json_truncated_names_line_and_column() {
     };
     let e = load(&p, &b[..b.len() / 2], p.parent()).unwrap_err();
     assert_eq!(e.kind, FaultKind::Truncated, "{e}");
-    assert!(matches!(e.place, Place::Line { line, .. } if line > 1), "{e}");
+    assert!(
+        matches!(e.place, Place::Line { line, .. } if line > 1),
+        "{e}"
+    );
     // An array where the root object should be: a type fault, still placed.
     let mut broken = b.clone();
     broken[0] = b'[';
@@ -229,7 +238,13 @@ fn external_buffer_missing() {
     let Some((p, b)) = asset_bytes(SKIN_01) else {
         return;
     };
-    expect_err(&p, &b, None, FaultKind::MissingReference, item("buffers[0]"));
+    expect_err(
+        &p,
+        &b,
+        None,
+        FaultKind::MissingReference,
+        item("buffers[0]"),
+    );
 }
 
 #[test]

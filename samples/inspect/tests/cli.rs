@@ -13,9 +13,15 @@ fn asset(rel: &str) -> Option<PathBuf> {
         return Some(dir.join(rel));
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true but the shared assets are missing at {}", dir.display());
+        panic!(
+            "CI=true but the shared assets are missing at {}",
+            dir.display()
+        );
     }
-    eprintln!("NOTICE: skipping: shared assets not found at {}", dir.display());
+    eprintln!(
+        "NOTICE: skipping: shared assets not found at {}",
+        dir.display()
+    );
     None
 }
 
@@ -33,7 +39,9 @@ fn inspect(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn prints_tree_meshes_histogram_clips_and_warnings() {
-    let Some(f) = asset("gltf/quad_skin.glb") else { return };
+    let Some(f) = asset("gltf/quad_skin.glb") else {
+        return;
+    };
     let (ok, out, err) = inspect(&[f.to_str().unwrap()]);
     assert!(ok, "{err}");
     for needle in [
@@ -48,7 +56,9 @@ fn prints_tree_meshes_histogram_clips_and_warnings() {
     ] {
         assert!(out.contains(needle), "{needle:?} missing in\n{out}");
     }
-    let Some(f) = asset("gltf/InterpolationTest.glb") else { return };
+    let Some(f) = asset("gltf/InterpolationTest.glb") else {
+        return;
+    };
     let (ok, out, err) = inspect(&[f.to_str().unwrap()]);
     assert!(ok, "{err}");
     for needle in ["clips: 9", "keys Step", "keys CubicSpline", "keys Linear"] {
@@ -58,7 +68,9 @@ fn prints_tree_meshes_histogram_clips_and_warnings() {
 
 #[test]
 fn dumps_skinned_positions_as_json() {
-    let Some(f) = asset("gltf/CesiumMan.glb") else { return };
+    let Some(f) = asset("gltf/CesiumMan.glb") else {
+        return;
+    };
     let out = std::env::temp_dir().join(format!("inspect_dump_{}.json", std::process::id()));
     let (ok, _, err) = inspect(&[
         f.to_str().unwrap(),
@@ -83,16 +95,25 @@ fn dumps_skinned_positions_as_json() {
     assert_eq!(prims[0]["positions"].as_array().unwrap().len(), 3273);
     assert_eq!(prims[0]["normals"].as_array().unwrap().len(), 3273);
     let p = &prims[0]["positions"][0];
-    assert!(p.as_array().unwrap().iter().all(|c| c.as_f64().unwrap().is_finite()));
+    assert!(p
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c.as_f64().unwrap().is_finite()));
 }
 
 #[test]
 fn gpu_paths_are_refused_for_now_and_unknown_paths_listed() {
-    let Some(f) = asset("gltf/RiggedSimple.glb") else { return };
+    let Some(f) = asset("gltf/RiggedSimple.glb") else {
+        return;
+    };
     let f = f.to_str().unwrap();
     let (ok, _, err) = inspect(&[f, "--dump-skinned", "--path", "dq", "--out", "/dev/null"]);
     assert!(!ok);
-    assert!(err.contains("GPU path \"dual-quat\" not available in this build"), "{err}");
+    assert!(
+        err.contains("GPU path \"dual-quat\" not available in this build"),
+        "{err}"
+    );
     let (ok, _, err) = inspect(&[f, "--dump-skinned", "--path", "bogus", "--out", "/dev/null"]);
     assert!(!ok);
     assert!(err.contains("known: cpu, affine4x3"), "{err}");

@@ -167,7 +167,11 @@ impl Ctx<'_> {
         }
         let elem = lay.comps * csize;
         let values = lay.count.checked_mul(lay.comps).ok_or_else(|| {
-            self.err(&item, FaultKind::Count, format!("count {} overflows", lay.count))
+            self.err(
+                &item,
+                FaultKind::Count,
+                format!("count {} overflows", lay.count),
+            )
         })?;
         let Some(acc) = self.root.accessors.get(index) else {
             return Err(self.err(from, FaultKind::OutOfRange, "accessor vanished"));
@@ -232,7 +236,11 @@ impl Ctx<'_> {
                 for e in 0..lay.count {
                     let at = offset + e * stride;
                     let Some(el) = data.get(at..at + elem) else {
-                        return Err(self.err(&item, FaultKind::OutOfRange, "element outside its view"));
+                        return Err(self.err(
+                            &item,
+                            FaultKind::OutOfRange,
+                            "element outside its view",
+                        ));
                     };
                     for c in el.chunks_exact(csize) {
                         out.push(decode(c, lay.ctype, lay.normalized));
@@ -248,7 +256,10 @@ impl Ctx<'_> {
                 return Err(self.err(
                     &sitem,
                     FaultKind::Count,
-                    format!("{n} sparse values for an accessor of {} elements", lay.count),
+                    format!(
+                        "{n} sparse values for an accessor of {} elements",
+                        lay.count
+                    ),
                 ));
             }
             let Checked::Valid(ictype) = valid_index_ctype(&sparse.indices.component_type) else {

@@ -52,7 +52,10 @@ pub(super) fn clips(
                 return Err(ctx.err(
                     &format!("{citem}.target.node"),
                     FaultKind::OutOfRange,
-                    format!("nodes[{node}], but the file has {} nodes", joint_of_node.len()),
+                    format!(
+                        "nodes[{node}], but the file has {} nodes",
+                        joint_of_node.len()
+                    ),
                 ));
             };
             let s = ch.sampler.value();
@@ -86,7 +89,11 @@ pub(super) fn clips(
             };
             let out_acc = sampler.output.value();
             let (values, lay) = ctx.read_floats(out_acc, &format!("{sitem}.output"), &[vtype])?;
-            let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
             if lay.count != times.len() * per_key {
                 return Err(ctx.err(
                     &format!("accessors[{out_acc}]"),
@@ -217,6 +224,10 @@ fn make_track<T: Copy>(
             tangents,
         }
     } else {
-        RawTrack::new(interpolation, times, elems.iter().map(|e| make(e)).collect())
+        RawTrack::new(
+            interpolation,
+            times,
+            elems.iter().map(|e| make(e)).collect(),
+        )
     }
 }

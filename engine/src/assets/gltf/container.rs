@@ -271,7 +271,9 @@ pub(super) fn load_buffers<'a>(
     // First pass: which files are needed, and how much of each.
     let mut files: HashMap<PathBuf, (u64, String)> = HashMap::new();
     for (i, b) in root.buffers.iter().enumerate() {
-        let Some(uri) = b.uri.as_deref() else { continue };
+        let Some(uri) = b.uri.as_deref() else {
+            continue;
+        };
         if uri.starts_with("data:") {
             continue;
         }

@@ -8,7 +8,10 @@ use super::super::{FaultKind, LoadError, Material, TextureSource};
 use super::container::{decode_data_uri, relative_file};
 use super::Ctx;
 
-pub(super) fn materials(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<Vec<Material>, LoadError> {
+pub(super) fn materials(
+    ctx: &mut Ctx<'_>,
+    base_dir: Option<&Path>,
+) -> Result<Vec<Material>, LoadError> {
     let root = ctx.root;
     let mut out = Vec::with_capacity(root.materials.len());
     for (i, mat) in root.materials.iter().enumerate() {
@@ -82,7 +85,9 @@ fn texture(
             })))
         }
         (None, Some(v)) => {
-            let len = ctx.view_bytes(v.value(), &format!("{item}.bufferView"))?.len();
+            let len = ctx
+                .view_bytes(v.value(), &format!("{item}.bufferView"))?
+                .len();
             ctx.charge(len as u64, &item)?;
             let bytes = ctx.view_bytes(v.value(), &item)?.to_vec();
             Ok(Some(TextureSource::Embedded {

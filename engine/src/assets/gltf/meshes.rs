@@ -56,13 +56,17 @@ pub(super) fn read_primitive(
     };
     let mode = match prim.mode {
         Checked::Valid(mode) => mode,
-        Checked::Invalid => return Err(ctx.err(&format!("{item}.mode"), FaultKind::Invalid, "invalid mode")),
+        Checked::Invalid => {
+            return Err(ctx.err(&format!("{item}.mode"), FaultKind::Invalid, "invalid mode"))
+        }
     };
     if matches!(
         mode,
         Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
     ) {
-        ctx.warn(format!("{item} ({name}): points and lines are not drawn; skipped"));
+        ctx.warn(format!(
+            "{item} ({name}): points and lines are not drawn; skipped"
+        ));
         return Ok(None);
     }
     if prim.targets.as_ref().is_some_and(|t| !t.is_empty()) {
@@ -165,12 +169,7 @@ pub(super) fn read_primitive(
 
 /// Triangle lists from lists, strips and fans (the spec's vertex orders,
 /// which keep the winding).
-fn triangulate(
-    ctx: &Ctx<'_>,
-    item: &str,
-    mode: Mode,
-    c: Vec<u32>,
-) -> Result<Vec<u32>, LoadError> {
+fn triangulate(ctx: &Ctx<'_>, item: &str, mode: Mode, c: Vec<u32>) -> Result<Vec<u32>, LoadError> {
     match mode {
         Mode::TriangleStrip => {
             let mut out = Vec::with_capacity(c.len().saturating_sub(2) * 3);
@@ -203,6 +202,10 @@ fn triangulate(
     }
 }
 
+/// Normalised influences (none without `JOINTS_0`) and the largest live joint
+/// index with the attribute that holds it.
+type ReadInfluences = (Option<Influences>, Option<(u32, String)>);
+
 /// Every `JOINTS_n`/`WEIGHTS_n` pair into `4 * sets` slots per vertex, then
 /// normalised to `max_influences` (warnings record what was cut).
 fn read_influences(
@@ -211,7 +214,7 @@ fn read_influences(
     name: &str,
     prim: &gltf::json::mesh::Primitive,
     n: usize,
-) -> Result<(Option<Influences>, Option<(u32, String)>), LoadError> {
+) -> Result<ReadInfluences, LoadError> {
     let mut sets: Vec<(u32, usize, usize)> = Vec::new();
     for (key, acc) in &prim.attributes {
         match key {
@@ -222,7 +225,9 @@ fn read_influences(
                 }
             }
             Checked::Valid(Semantic::Weights(s))
-                if !prim.attributes.contains_key(&Checked::Valid(Semantic::Joints(*s))) =>
+                if !prim
+                    .attributes
+                    .contains_key(&Checked::Valid(Semantic::Joints(*s))) =>
             {
                 ctx.warn(format!("{item}: WEIGHTS_{s} without JOINTS_{s} ignored"));
             }

@@ -128,9 +128,8 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
 
 /// [`load`], plus the node/skin/mesh mapping.
 pub fn load_with_info(path: &Path, options: &LoadOptions) -> Result<(Model, GltfInfo), LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        LoadError::new(path, Place::Unknown, FaultKind::Io, e.to_string())
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| LoadError::new(path, Place::Unknown, FaultKind::Io, e.to_string()))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -223,7 +222,9 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
     let mut meshes_out = Vec::new();
     let mut sources = Vec::new();
     for (n, node) in root.nodes.iter().enumerate() {
-        let Some(m) = node.mesh.map(|m| m.value()) else { continue };
+        let Some(m) = node.mesh.map(|m| m.value()) else {
+            continue;
+        };
         if m >= root.meshes.len() {
             return Err(ctx.err(
                 &format!("nodes[{n}].mesh"),
