@@ -1,10 +1,15 @@
 //! Fuzzes the glTF/GLB import from memory: any input must give `Ok` or
 //! `Err`, never a panic, a hang or an unbounded allocation.
 //!
-//! Seed corpus: the shared assets' .glb and .gltf files
-//! (`cp ../shared/assets/gltf/**/*.gl? fuzz/corpus/gltf_import/`).
-//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run gltf_import -- -max_total_time=300
-//! -rss_limit_mb=2048 -timeout=10`.
+//! Seed corpus (`fuzz/corpus/gltf_import/`, not committed): the shared
+//! assets' GLB files up to 64 KiB, every .gltf turned into a GLB (its
+//! buffers concatenated into the BIN chunk, since the target gives no folder
+//! to find external files in), and a few .gltf files with their buffers as
+//! data URIs. The large GLBs (CesiumMan, Fox, RecursiveSkeletons) are swept
+//! by `tests/tests/gltf_malformed.rs` instead.
+//!
+//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run gltf_import corpus/gltf_import --
+//! -max_total_time=300 -rss_limit_mb=2048 -timeout=10 -max_len=65536`.
 #![no_main]
 
 use std::path::Path;
