@@ -1,0 +1,313 @@
+//! Mesh primitives into [`SkinnedMesh`]es: triangles, normals, texture
+//! coordinates and every `JOINTS_n`/`WEIGHTS_n` set.
+
+use glam::{Vec2, Vec3};
+use gltf::json::accessor::{ComponentType, Type};
+use gltf::json::mesh::{Mode, Semantic};
+use gltf::json::validation::Checked;
+
+use super::super::{FaultKind, LoadError};
+use super::Ctx;
+use crate::mesh::{compute_normals, normalize_influences, Influences};
+
+/// A primitive as read once, shared by every node that instances its mesh.
+pub(super) struct Primitive {
+    pub name: String,
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub uvs: Vec<Vec2>,
+    pub indices: Vec<u32>,
+    /// Normalised influences, when the primitive has `JOINTS_0`/`WEIGHTS_0`.
+    pub influences: Option<Influences>,
+    /// Largest joint index with a non-zero weight, and the attribute naming it.
+    pub max_joint: Option<(u32, String)>,
+    pub material: Option<usize>,
+}
+
+impl Primitive {
+    /// Bytes one copy of it holds, for the allocation budget.
+    pub fn footprint(&self) -> u64 {
+        let v = self.positions.len() as u64;
+        let k = self.influences.as_ref().map_or(1, |i| i.per_vertex) as u64;
+        v * (12 + 12 + 8 + k * 6) + self.indices.len() as u64 * 4
+    }
+}
+
+/// Reads primitive `p` of mesh `m`. `None` when it is skipped (points,
+/// lines, no vertices), with a warning.
+pub(super) fn read_primitive(
+    ctx: &mut Ctx<'_>,
+    m: usize,
+    p: usize,
+) -> Result<Option<Primitive>, LoadError> {
+    let root = ctx.root;
+    let Some(mesh) = root.meshes.get(m) else {
+        return Ok(None);
+    };
+    let Some(prim) = mesh.primitives.get(p) else {
+        return Ok(None);
+    };
+    let item = format!("meshes[{m}].primitives[{p}]");
+    let base = mesh.name.clone().unwrap_or_else(|| format!("mesh{m}"));
+    let name = if mesh.primitives.len() > 1 {
+        format!("{base}[{p}]")
+    } else {
+        base
+    };
+    let mode = match prim.mode {
+        Checked::Valid(mode) => mode,
+        Checked::Invalid => {
+            return Err(ctx.err(&format!("{item}.mode"), FaultKind::Invalid, "invalid mode"))
+        }
+    };
+    if matches!(
+        mode,
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+    ) {
+        ctx.warn(format!(
+            "{item} ({name}): points and lines are not drawn; skipped"
+        ));
+        return Ok(None);
+    }
+    if prim.targets.as_ref().is_some_and(|t| !t.is_empty()) {
+        ctx.warn(format!("{item} ({name}): morph targets ignored"));
+    }
+    let attr = |s: Semantic| prim.attributes.get(&Checked::Valid(s)).map(|a| a.value());
+    let Some(pos) = attr(Semantic::Positions) else {
+        return Err(ctx.err(&item, FaultKind::MissingReference, "no POSITION attribute"));
+    };
+    let from = |a: &str| format!("{item}.attributes.{a}");
+    let (raw, lay) = ctx.read_floats(pos, &from("POSITION"), &[Type::Vec3])?;
+    let n = lay.count;
+    if n == 0 {
+        ctx.warn(format!("{item} ({name}): no vertices; skipped"));
+        return Ok(None);
+    }
+    let positions: Vec<Vec3> = raw.chunks_exact(3).map(Vec3::from_slice).collect();
+    let same_count = |ctx: &Ctx<'_>, what: &str, count: usize| {
+        if count == n {
+            Ok(())
+        } else {
+            Err(ctx.err(
+                &from(what),
+                FaultKind::Count,
+                format!("{count} elements, but POSITION has {n}"),
+            ))
+        }
+    };
+    let normals = match attr(Semantic::Normals) {
+        Some(a) => {
+            let (raw, lay) = ctx.read_floats(a, &from("NORMAL"), &[Type::Vec3])?;
+            same_count(ctx, "NORMAL", lay.count)?;
+            Some(
+                raw.chunks_exact(3)
+                    .map(|c| Vec3::from_slice(c).try_normalize().unwrap_or(Vec3::Z))
+                    .collect::<Vec<_>>(),
+            )
+        }
+        None => None,
+    };
+    let uvs = match attr(Semantic::TexCoords(0)) {
+        Some(a) => {
+            let (raw, lay) = ctx.read_floats(a, &from("TEXCOORD_0"), &[Type::Vec2])?;
+            same_count(ctx, "TEXCOORD_0", lay.count)?;
+            raw.chunks_exact(2).map(Vec2::from_slice).collect()
+        }
+        None => Vec::new(),
+    };
+    let corners = match prim.indices {
+        Some(a) => {
+            let a = a.value();
+            let (ix, _) = ctx.read_uints(
+                a,
+                &format!("{item}.indices"),
+                &[Type::Scalar],
+                &[ComponentType::U8, ComponentType::U16, ComponentType::U32],
+            )?;
+            if let Some(&bad) = ix.iter().find(|&&i| i as usize >= n) {
+                return Err(ctx.err(
+                    &format!("accessors[{a}]"),
+                    FaultKind::OutOfRange,
+                    format!("index {bad}, but {item} has {n} vertices"),
+                ));
+            }
+            ix
+        }
+        None => {
+            ctx.charge(n as u64 * 4, &item)?;
+            (0..n as u32).collect()
+        }
+    };
+    let indices = triangulate(ctx, &item, mode, corners)?;
+    let normals = normals.unwrap_or_else(|| compute_normals(&positions, &indices));
+    let material = match prim.material {
+        Some(mat) if mat.value() >= root.materials.len() => {
+            return Err(ctx.err(
+                &format!("{item}.material"),
+                FaultKind::OutOfRange,
+                format!(
+                    "materials[{}], but the file has {}",
+                    mat.value(),
+                    root.materials.len()
+                ),
+            ))
+        }
+        other => other.map(|m| m.value()),
+    };
+    let (influences, max_joint) = read_influences(ctx, &item, &name, prim, n)?;
+    Ok(Some(Primitive {
+        name,
+        positions,
+        normals,
+        uvs,
+        indices,
+        influences,
+        max_joint,
+        material,
+    }))
+}
+
+/// Triangle lists from lists, strips and fans (the spec's vertex orders,
+/// which keep the winding).
+fn triangulate(ctx: &Ctx<'_>, item: &str, mode: Mode, c: Vec<u32>) -> Result<Vec<u32>, LoadError> {
+    match mode {
+        Mode::TriangleStrip => {
+            let mut out = Vec::with_capacity(c.len().saturating_sub(2) * 3);
+            for i in 0..c.len().saturating_sub(2) {
+                if i % 2 == 0 {
+                    out.extend_from_slice(&[c[i], c[i + 1], c[i + 2]]);
+                } else {
+                    out.extend_from_slice(&[c[i], c[i + 2], c[i + 1]]);
+                }
+            }
+            Ok(out)
+        }
+        Mode::TriangleFan => {
+            let mut out = Vec::with_capacity(c.len().saturating_sub(2) * 3);
+            for i in 0..c.len().saturating_sub(2) {
+                out.extend_from_slice(&[c[i + 1], c[i + 2], c[0]]);
+            }
+            Ok(out)
+        }
+        _ => {
+            if c.len() % 3 != 0 {
+                return Err(ctx.err(
+                    item,
+                    FaultKind::Count,
+                    format!("{} triangle corners is not a multiple of 3", c.len()),
+                ));
+            }
+            Ok(c)
+        }
+    }
+}
+
+/// Normalised influences (none without `JOINTS_0`) and the largest live joint
+/// index with the attribute that holds it.
+type ReadInfluences = (Option<Influences>, Option<(u32, String)>);
+
+/// Every `JOINTS_n`/`WEIGHTS_n` pair into `4 * sets` slots per vertex, then
+/// normalised to `max_influences` (warnings record what was cut).
+fn read_influences(
+    ctx: &mut Ctx<'_>,
+    item: &str,
+    name: &str,
+    prim: &gltf::json::mesh::Primitive,
+    n: usize,
+) -> Result<ReadInfluences, LoadError> {
+    let mut sets: Vec<(u32, usize, usize)> = Vec::new();
+    for (key, acc) in &prim.attributes {
+        match key {
+            Checked::Valid(Semantic::Joints(s)) => {
+                match prim.attributes.get(&Checked::Valid(Semantic::Weights(*s))) {
+                    Some(w) => sets.push((*s, acc.value(), w.value())),
+                    None => ctx.warn(format!("{item}: JOINTS_{s} without WEIGHTS_{s} ignored")),
+                }
+            }
+            Checked::Valid(Semantic::Weights(s))
+                if !prim
+                    .attributes
+                    .contains_key(&Checked::Valid(Semantic::Joints(*s))) =>
+            {
+                ctx.warn(format!("{item}: WEIGHTS_{s} without JOINTS_{s} ignored"));
+            }
+            _ => {}
+        }
+    }
+    if sets.is_empty() {
+        return Ok((None, None));
+    }
+    sets.sort_unstable_by_key(|s| s.0);
+    let k = 4 * sets.len();
+    let total = (n as u64).saturating_mul(k as u64);
+    ctx.charge(total * 6, item)?;
+    let mut joints = vec![0u16; n * k];
+    let mut weights = vec![0f32; n * k];
+    let mut max_joint: Option<(u32, String)> = None;
+    for (si, &(s, ja, wa)) in sets.iter().enumerate() {
+        let jname = format!("{item}.attributes.JOINTS_{s}");
+        let wname = format!("{item}.attributes.WEIGHTS_{s}");
+        let (j, jl) = ctx.read_uints(
+            ja,
+            &jname,
+            &[Type::Vec4],
+            &[ComponentType::U8, ComponentType::U16],
+        )?;
+        let (w, wl) = ctx.read_floats(wa, &wname, &[Type::Vec4])?;
+        for (what, count) in [(&jname, jl.count), (&wname, wl.count)] {
+            if count != n {
+                return Err(ctx.err(
+                    what,
+                    FaultKind::Count,
+                    format!("{count} elements, but POSITION has {n}"),
+                ));
+            }
+        }
+        if wl.ctype != ComponentType::F32 && !wl.normalized {
+            ctx.warn(format!(
+                "{wname}: integer weights not marked normalized; read as normalized"
+            ));
+        }
+        let scale = match (wl.ctype, wl.normalized) {
+            (ComponentType::U8, false) => 1.0 / 255.0,
+            (ComponentType::U16, false) => 1.0 / 65535.0,
+            _ => 1.0,
+        };
+        for v in 0..n {
+            for c in 0..4 {
+                let (jv, wv) = (j[v * 4 + c], w[v * 4 + c] * scale);
+                let slot = v * k + si * 4 + c;
+                if wv != 0.0 {
+                    weights[slot] = wv;
+                    // Joints under zero weights are often junk; only live
+                    // ones must name a joint of the skin.
+                    joints[slot] = jv.min(u16::MAX as u32) as u16;
+                    if max_joint.as_ref().map_or(true, |(m, _)| jv > *m) {
+                        max_joint = Some((jv, jname.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let raw = Influences::new(k, joints, weights);
+    let (inf, report) = normalize_influences(&raw, ctx.options.max_influences, 0);
+    if report.truncated_vertices > 0 {
+        ctx.warn(format!(
+            "{item} ({name}): {} vertices had more than {} influences (up to {}); the {} largest were kept and renormalised",
+            report.truncated_vertices, ctx.options.max_influences, report.max_found, ctx.options.max_influences
+        ));
+    }
+    if report.dropped_weights > 0 {
+        ctx.warn(format!(
+            "{item} ({name}): {} negative or non-finite weights dropped",
+            report.dropped_weights
+        ));
+    }
+    if report.rigid_vertices > 0 {
+        ctx.warn(format!(
+            "{item} ({name}): {} vertices had no weight and were bound to the skin's first joint",
+            report.rigid_vertices
+        ));
+    }
+    Ok((Some(inf), max_joint))
+}

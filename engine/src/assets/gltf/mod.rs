@@ -1,0 +1,342 @@
+//! glTF 2.0 loader: `.gltf` with external buffers, `.glb`, data URIs.
+//!
+//! The `gltf` crate parses the JSON (`gltf::json::Root`); everything else —
+//! the GLB container, buffers, accessors — is read here, so that every size
+//! and offset is checked against the bytes actually present before anything
+//! is allocated, and every fault names its place (`accessors[3]`,
+//! `meshes[0].primitives[1].attributes.JOINTS_1`, or a byte offset for GLB
+//! container faults). The crate's own validation is not used: it panics on
+//! some out-of-range indices and rejects files for things never read here.
+//!
+//! # What the model holds
+//!
+//! * **Skeleton**: every node of the document is a joint (whatever the
+//!   scenes say), so node animation of unskinned meshes works, joints not in
+//!   any scene keep working, and non-joint nodes inside a joint hierarchy keep
+//!   their place. Nodes are sorted parent-first by [`Skeleton::new`];
+//!   [`GltfInfo::node_joints`] maps node index to joint index. A joint's bind
+//!   pose is the node's TRS (or its matrix, decomposed). Cycles and nodes
+//!   with two parents are errors.
+//! * **Skins**: `Model::skins[..GltfInfo::file_skins]` are the file's skins in
+//!   order, joints mapped to skeleton joints, inverse bind matrices as
+//!   `Affine3A` (identity when absent; a non-affine or non-finite one is an
+//!   error). After them come one-joint rigid skins, one per node that has a
+//!   mesh but no skin, binding it to its node (inverse bind identity).
+//! * **Meshes**, in *file order*: nodes in index order, and for each node with
+//!   a mesh, its primitives in order — one [`SkinnedMesh`] per (node,
+//!   primitive), so a mesh used by several nodes (and skins) appears once per
+//!   node ([`GltfInfo::mesh_sources`] says where each came from). A skinned
+//!   node's own transform is ignored, as the spec says; positions and normals
+//!   stay in the mesh's space (the skin's bind space). Strips and fans become
+//!   triangle lists; points and lines are skipped with a warning; absent
+//!   indices mean `0..n`; absent normals are computed. A primitive of a
+//!   skinned node without `JOINTS_0` is bound rigidly to its node, with a
+//!   warning.
+//! * **Influences**: every `JOINTS_n`/`WEIGHTS_n` pair (u8/u16 joints; float
+//!   or normalised u8/u16 weights) fills `4 * sets` slots per vertex, then
+//!   [`normalize_influences`](crate::mesh::normalize_influences) keeps
+//!   `LoadOptions::max_influences`; truncation goes into `Model::warnings`. A
+//!   non-zero weight on a joint index outside the skin is an error; joint
+//!   indices under zero weights are ignored.
+//! * **Clips**: one per animation (named by the file, else `animation{i}`),
+//!   translation/rotation/scale channels as tracks of the target node's joint,
+//!   STEP/LINEAR/CUBICSPLINE kept (cubic tangents from the `[in, value, out]`
+//!   triplets). Duration: the last key time of any channel, counted from 0.
+//!   Morph-target weight channels are skipped with a warning. Two channels
+//!   on the same node and path in one animation are an error (the spec
+//!   forbids it).
+//! * **Materials**: index-aligned with the file's; base colour factor and
+//!   texture (`Embedded` for GLB buffer views and data URIs, `File` resolved
+//!   against the model's folder for other URIs).
+//!
+//! # Bounds
+//!
+//! Accessors are checked against their buffer view and buffer; buffers
+//! against the BIN chunk, the decoded data URI or the external file's size,
+//! before reading. Output that can outgrow the input (a mesh instanced by many
+//! nodes, clips times joints, accessors without a buffer view) is charged to
+//! a budget of 64 MiB plus 32 times the input size; exceeding it is an error.
+
+mod accessor;
+mod animations;
+mod container;
+mod materials;
+mod meshes;
+mod nodes;
+
+use std::path::Path;
+
+use gltf::json;
+
+use super::{FaultKind, LoadError, LoadOptions, Model, Place};
+use crate::anim::{Interpolation, Skin};
+use crate::mesh::{Influences, SkinnedMesh};
+
+/// Fixed part of the allocation budget.
+const BUDGET_BASE: u64 = 64 << 20;
+/// Budget per input byte.
+const BUDGET_PER_BYTE: u64 = 32;
+
+/// Where a [`SkinnedMesh`] of the model came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshSource {
+    /// Index of the node that instances the mesh.
+    pub node: usize,
+    /// Index into the file's `meshes`.
+    pub mesh: usize,
+    /// Index into that mesh's `primitives`.
+    pub primitive: usize,
+    /// Whether it is bound through one of the file's skins (else rigidly to
+    /// its node).
+    pub skinned: bool,
+}
+
+/// What the glTF file says beyond the [`Model`]: how nodes, skins and
+/// meshes map onto it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GltfInfo {
+    /// Skeleton joint of each node (`node_joints[node]`).
+    pub node_joints: Vec<usize>,
+    /// `Model::skins[..file_skins]` are the file's skins; the rest are the
+    /// rigid one-joint skins of unskinned mesh nodes.
+    pub file_skins: usize,
+    /// One entry per `Model::meshes` entry.
+    pub mesh_sources: Vec<MeshSource>,
+    /// One entry per `Model::clips` entry: the channels read into it.
+    pub clip_channels: Vec<Vec<ChannelInfo>>,
+}
+
+/// One animation channel as read: what it drives and how many keys it has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelInfo {
+    pub node: usize,
+    /// Skeleton joint of `node`.
+    pub joint: usize,
+    /// `"translation"`, `"rotation"` or `"scale"`.
+    pub path: &'static str,
+    pub keys: usize,
+    pub interpolation: Interpolation,
+    /// First and last key time, seconds.
+    pub start: f32,
+    pub end: f32,
+}
+
+/// Loads a `.gltf` or `.glb` file (told apart by content, not extension).
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
+    load_with_info(path, options).map(|(m, _)| m)
+}
+
+/// [`load`], plus the node/skin/mesh mapping.
+pub fn load_with_info(path: &Path, options: &LoadOptions) -> Result<(Model, GltfInfo), LoadError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| LoadError::new(path, Place::Unknown, FaultKind::Io, e.to_string()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    load_from_bytes_with_info(path, &bytes, Some(dir), options)
+}
+
+/// Loads a glTF or GLB held in memory. `name` is used in errors and as the
+/// model's source; external URIs resolve against `base_dir` (none: they are
+/// errors, except images, which stay relative paths).
+pub fn load_from_bytes(
+    name: &Path,
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<Model, LoadError> {
+    load_from_bytes_with_info(name, bytes, base_dir, options).map(|(m, _)| m)
+}
+
+/// [`load_from_bytes`], plus the node/skin/mesh mapping.
+pub fn load_from_bytes_with_info(
+    name: &Path,
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<(Model, GltfInfo), LoadError> {
+    let c = container::split(name, bytes)?;
+    let root = container::parse_json(name, &c)?;
+    let buffers = container::load_buffers(name, &root, c.bin, base_dir)?;
+    let input = bytes.len() as u64 + buffers.external_bytes;
+    let mut ctx = Ctx {
+        file: name,
+        root: &root,
+        buffers,
+        budget: BUDGET_BASE.saturating_add(input.saturating_mul(BUDGET_PER_BYTE)),
+        warnings: c.warnings,
+        options,
+    };
+    build(&mut ctx, base_dir)
+}
+
+/// Shared state of one load.
+struct Ctx<'a> {
+    file: &'a Path,
+    root: &'a json::Root,
+    buffers: container::Buffers<'a>,
+    /// Bytes of output still allowed.
+    budget: u64,
+    warnings: Vec<String>,
+    options: &'a LoadOptions,
+}
+
+impl Ctx<'_> {
+    fn err(&self, item: &str, kind: FaultKind, message: impl Into<String>) -> LoadError {
+        LoadError::new(self.file, Place::Item(item.to_string()), kind, message)
+    }
+
+    fn warn(&mut self, w: String) {
+        self.warnings.push(w);
+    }
+
+    /// Takes `bytes` from the output budget, or fails naming `item`.
+    fn charge(&mut self, bytes: u64, item: &str) -> Result<(), LoadError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.err(
+                item,
+                FaultKind::Count,
+                format!(
+                    "needs {bytes} more bytes of output than the loader allows for a file this size"
+                ),
+            )),
+        }
+    }
+}
+
+fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo), LoadError> {
+    let root = ctx.root;
+    let (skeleton, node_joints) = nodes::skeleton(ctx)?;
+    let mut skins = nodes::skins(ctx, &node_joints)?;
+    let file_skins = skins.len();
+    let materials = materials::materials(ctx, base_dir)?;
+
+    // Each primitive is read once, then copied for every node using it.
+    let mut cache: Vec<Option<Vec<Option<meshes::Primitive>>>> = Vec::new();
+    cache.resize_with(root.meshes.len(), || None);
+    let mut meshes_out = Vec::new();
+    let mut sources = Vec::new();
+    for (n, node) in root.nodes.iter().enumerate() {
+        let Some(m) = node.mesh.map(|m| m.value()) else {
+            continue;
+        };
+        if m >= root.meshes.len() {
+            return Err(ctx.err(
+                &format!("nodes[{n}].mesh"),
+                FaultKind::OutOfRange,
+                format!("meshes[{m}], but the file has {}", root.meshes.len()),
+            ));
+        }
+        let skin = match node.skin.map(|s| s.value()) {
+            Some(s) if s >= file_skins => {
+                return Err(ctx.err(
+                    &format!("nodes[{n}].skin"),
+                    FaultKind::OutOfRange,
+                    format!("skins[{s}], but the file has {file_skins}"),
+                ))
+            }
+            s => s,
+        };
+        if cache[m].is_none() {
+            let count = root.meshes[m].primitives.len();
+            let mut prims = Vec::with_capacity(count);
+            for p in 0..count {
+                prims.push(meshes::read_primitive(ctx, m, p)?);
+            }
+            cache[m] = Some(prims);
+        }
+        let mut rigid: Option<usize> = None;
+        let count = cache[m].as_ref().map_or(0, |p| p.len());
+        for p in 0..count {
+            let Some(Some(prim)) = cache[m].as_ref().and_then(|v| v.get(p)) else {
+                continue;
+            };
+            let item = format!("meshes[{m}].primitives[{p}]");
+            ctx.charge(prim.footprint(), &format!("nodes[{n}]"))?;
+            let bound = match (skin, &prim.influences) {
+                (Some(s), Some(inf)) => {
+                    let len = skins[s].joints.len();
+                    if let Some((j, attr)) = &prim.max_joint {
+                        if *j as usize >= len {
+                            return Err(ctx.err(
+                                attr,
+                                FaultKind::OutOfRange,
+                                format!(
+                                    "joint index {j}, but skins[{s}] (used by nodes[{n}]) has {len} joints"
+                                ),
+                            ));
+                        }
+                    }
+                    Some((s, inf.clone()))
+                }
+                (Some(s), None) => {
+                    ctx.warnings.push(format!(
+                        "{item}: nodes[{n}] has skins[{s}] but the primitive has no JOINTS_0/WEIGHTS_0; bound rigidly to its node"
+                    ));
+                    None
+                }
+                _ => None,
+            };
+            let (skin_index, influences, skinned) = match bound {
+                Some((s, inf)) => (s, inf, true),
+                None => {
+                    let r = *rigid.get_or_insert_with(|| {
+                        skins.push(Skin {
+                            name: format!("rigid:{}", skeleton.names()[node_joints[n]]),
+                            joints: vec![node_joints[n] as u16],
+                            inverse_bind: vec![glam::Affine3A::IDENTITY],
+                        });
+                        skins.len() - 1
+                    });
+                    (r, Influences::rigid(prim.positions.len(), 0), false)
+                }
+            };
+            meshes_out.push(SkinnedMesh {
+                name: prim.name.clone(),
+                positions: prim.positions.clone(),
+                normals: prim.normals.clone(),
+                uvs: prim.uvs.clone(),
+                influences,
+                indices: prim.indices.clone(),
+                skin: skin_index,
+                material: prim.material,
+            });
+            sources.push(MeshSource {
+                node: n,
+                mesh: m,
+                primitive: p,
+                skinned,
+            });
+        }
+    }
+    let (clips, clip_channels) = animations::clips(ctx, &skeleton, &node_joints)?;
+    let name = ctx
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let model = Model {
+        name,
+        source: Some(ctx.file.to_path_buf()),
+        skeleton,
+        skins,
+        meshes: meshes_out,
+        clips,
+        materials,
+        warnings: std::mem::take(&mut ctx.warnings),
+    };
+    Ok((
+        model,
+        GltfInfo {
+            node_joints,
+            file_skins,
+            mesh_sources: sources,
+            clip_channels,
+        },
+    ))
+}

@@ -1,0 +1,42 @@
+//! Fuzzes the glTF/GLB import from memory: any input must give `Ok` or
+//! `Err`, never a panic, a hang or an unbounded allocation.
+//!
+//! Seed corpus (`fuzz/corpus/gltf_import/`, not committed): the shared
+//! assets' GLB files up to 64 KiB, every .gltf turned into a GLB (its
+//! buffers concatenated into the BIN chunk, since the target gives no folder
+//! to find external files in), and a few .gltf files with their buffers as
+//! data URIs. The large GLBs (CesiumMan, Fox, RecursiveSkeletons) are swept
+//! by `tests/tests/gltf_malformed.rs` instead.
+//!
+//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run gltf_import corpus/gltf_import --
+//! -max_total_time=300 -rss_limit_mb=2048 -timeout=10 -max_len=65536`.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use vkskin::assets::gltf::load_from_bytes;
+use vkskin::assets::LoadOptions;
+
+fuzz_target!(|data: &[u8]| {
+    // No base folder: external URIs are errors, so the fuzzer never reads
+    // files. Eight influences exercises the wider normalisation too.
+    let options = LoadOptions {
+        max_influences: (data.len() % 8) + 1,
+        ..LoadOptions::default()
+    };
+    if let Ok(model) = load_from_bytes(Path::new("fuzz.glb"), data, None, &options) {
+        // What a caller does next must hold up as well.
+        for mesh in &model.meshes {
+            assert!(mesh.skin < model.skins.len());
+            assert_eq!(mesh.influences.vertex_count(), mesh.positions.len());
+            assert_eq!(mesh.normals.len(), mesh.positions.len());
+            assert!(mesh.indices.iter().all(|&i| (i as usize) < mesh.positions.len()));
+            let skin = &model.skins[mesh.skin];
+            assert!(mesh.influences.joints.iter().all(|&j| (j as usize) < skin.len()));
+        }
+        for skin in &model.skins {
+            assert!(skin.validate(&model.skeleton).is_ok());
+        }
+    }
+});

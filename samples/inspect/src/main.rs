@@ -1,0 +1,375 @@
+//! `inspect FILE`: prints a model — joint tree, skins, meshes, influence
+//! histogram, clips with key counts and interpolations, materials, loader
+//! warnings.
+//!
+//! `inspect FILE --dump-skinned [--clip C] [--time T] [--path P] --out F.json`
+//! writes the skinned model-space positions and normals of every mesh
+//! primitive, in the model's mesh order, posed by clip `C` (name or index;
+//! the bind pose when absent) at `T` seconds (looping), through the CPU
+//! reference (`--path cpu`, the default) or a GPU path.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use glam::{Affine3A, Vec3};
+use serde::Serialize;
+use vkskin::anim::{
+    LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob, Transform,
+};
+use vkskin::assets::gltf::GltfInfo;
+use vkskin::assets::{LoadOptions, Model};
+
+#[derive(Parser, Debug)]
+#[command(about = "Inspect a glTF/GLB/.x model, or dump its skinned vertices")]
+struct Args {
+    /// The model file (.gltf, .glb, .x).
+    file: PathBuf,
+    /// Influences kept per vertex (1..=8).
+    #[arg(long, default_value_t = 4)]
+    max_influences: usize,
+    /// Write skinned positions and normals as JSON instead of printing.
+    #[arg(long)]
+    dump_skinned: bool,
+    /// Clip name or index (default: the bind pose).
+    #[arg(long)]
+    clip: Option<String>,
+    /// Seconds into the clip (wraps past its end).
+    #[arg(long, default_value_t = 0.0)]
+    time: f32,
+    /// Skinning path: cpu, or a GPU path (affine4x3, quat-trans, dual-quat, texel-buffer).
+    #[arg(long, default_value = "cpu")]
+    path: String,
+    /// Output JSON file for --dump-skinned.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The skinning paths `--path` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SkinPath {
+    Cpu,
+    Gpu(&'static str),
+}
+
+const GPU_PATHS: &[(&str, &[&str])] = &[
+    ("affine4x3", &["4x3", "affine"]),
+    ("quat-trans", &["qt", "quat"]),
+    ("dual-quat", &["dq", "dualquat"]),
+    ("texel-buffer", &["texel", "tbo"]),
+];
+
+fn parse_path(p: &str) -> Result<SkinPath, String> {
+    let p = p.to_ascii_lowercase();
+    if p == "cpu" {
+        return Ok(SkinPath::Cpu);
+    }
+    for &(name, aliases) in GPU_PATHS {
+        if p == name || aliases.contains(&p.as_str()) {
+            return Ok(SkinPath::Gpu(name));
+        }
+    }
+    let names: Vec<&str> = std::iter::once("cpu")
+        .chain(GPU_PATHS.iter().map(|p| p.0))
+        .collect();
+    Err(format!(
+        "unknown skinning path {p:?}; known: {}",
+        names.join(", ")
+    ))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("inspect: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_gltf(p: &Path) -> bool {
+    matches!(
+        p.extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref(),
+        Some("gltf" | "glb")
+    )
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let options = LoadOptions {
+        max_influences: args.max_influences,
+        ..LoadOptions::default()
+    };
+    let (model, info) = if is_gltf(&args.file) {
+        let (m, i) = vkskin::assets::gltf::load_with_info(&args.file, &options)
+            .map_err(|e| e.to_string())?;
+        (m, Some(i))
+    } else {
+        (
+            vkskin::assets::load_with(&args.file, &options).map_err(|e| e.to_string())?,
+            None,
+        )
+    };
+    if args.dump_skinned {
+        let path = parse_path(&args.path)?;
+        let out = args
+            .out
+            .as_ref()
+            .ok_or("--dump-skinned needs --out FILE.json")?;
+        let dump = dump_skinned(&model, args, path)?;
+        let text = serde_json::to_string(&dump).map_err(|e| e.to_string())?;
+        std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+        eprintln!(
+            "inspect: wrote {} primitives to {}",
+            dump.primitives.len(),
+            out.display()
+        );
+        return Ok(());
+    }
+    // A closed pipe (`inspect F | head`) is not an error worth a panic.
+    use std::io::Write as _;
+    let _ = std::io::stdout().write_all(describe(&model, info.as_ref()).as_bytes());
+    Ok(())
+}
+
+/// The human-readable report.
+fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
+    let mut s = String::new();
+    let src = model
+        .source
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let _ = writeln!(s, "model {:?} ({src})", model.name);
+    let sk = &model.skeleton;
+    let _ = writeln!(s, "\njoints: {}", sk.len());
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); sk.len()];
+    let mut roots = Vec::new();
+    for j in 0..sk.len() {
+        match sk.parent(j) {
+            Some(p) => children[p].push(j),
+            None => roots.push(j),
+        }
+    }
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((j, depth)) = stack.pop() {
+        let b = &sk.bind_local()[j];
+        let _ = writeln!(
+            s,
+            "  {:indent$}[{j}] {}  t={:?}",
+            "",
+            sk.names()[j],
+            b.translation.to_array(),
+            indent = depth * 2
+        );
+        for &c in children[j].iter().rev() {
+            stack.push((c, depth + 1));
+        }
+    }
+    let _ = writeln!(s, "\nskins: {}", model.skins.len());
+    for (i, skin) in model.skins.iter().enumerate() {
+        let kind = match info {
+            Some(inf) if i >= inf.file_skins => " (rigid)",
+            _ => "",
+        };
+        let _ = writeln!(
+            s,
+            "  [{i}] {:?}{kind}: {} joints",
+            skin.name,
+            skin.joints.len()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nmeshes: {} ({} vertices)",
+        model.meshes.len(),
+        model.vertex_count()
+    );
+    let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, m) in model.meshes.iter().enumerate() {
+        let from = info
+            .and_then(|inf| inf.mesh_sources.get(i))
+            .map(|src| {
+                format!(
+                    " node {} mesh {} primitive {}",
+                    src.node, src.mesh, src.primitive
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  [{i}] {:?}{from}: {} vertices, {} triangles, skin {}, {} influence slots, material {}",
+            m.name,
+            m.vertex_count(),
+            m.triangle_count(),
+            m.skin,
+            m.influences.per_vertex,
+            m.material.map_or("-".to_string(), |x| x.to_string())
+        );
+        for v in 0..m.influences.vertex_count() {
+            let (_, w) = m.influences.vertex(v);
+            *histogram
+                .entry(w.iter().filter(|&&x| x > 0.0).count())
+                .or_default() += 1;
+        }
+    }
+    let _ = writeln!(s, "\ninfluences per vertex (after normalisation):");
+    for (k, n) in &histogram {
+        let _ = writeln!(s, "  {k}: {n} vertices");
+    }
+    let _ = writeln!(s, "\nclips: {}", model.clips.len());
+    for (i, c) in model.clips.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  [{i}] {:?}: {:.3} s, {} tracks",
+            c.name(),
+            c.duration(),
+            c.track_count()
+        );
+        if let Some(chans) = info.and_then(|inf| inf.clip_channels.get(i)) {
+            for ch in chans {
+                let _ = writeln!(
+                    s,
+                    "      {} {}: {} keys {:?}, {:.3}..{:.3} s",
+                    sk.names().get(ch.joint).map_or("?", |n| n.as_str()),
+                    ch.path,
+                    ch.keys,
+                    ch.interpolation,
+                    ch.start,
+                    ch.end
+                );
+            }
+        }
+    }
+    let _ = writeln!(s, "\nmaterials: {}", model.materials.len());
+    for (i, m) in model.materials.iter().enumerate() {
+        let tex = match &m.texture {
+            None => "no texture".to_string(),
+            Some(vkskin::assets::TextureSource::File(p)) => format!("texture {}", p.display()),
+            Some(vkskin::assets::TextureSource::Embedded { mime, bytes }) => {
+                format!("embedded {mime} texture, {} bytes", bytes.len())
+            }
+        };
+        let _ = writeln!(
+            s,
+            "  [{i}] {:?}: base colour {:?}, {tex}",
+            m.name,
+            m.base_color.to_array()
+        );
+    }
+    let _ = writeln!(s, "\nwarnings: {}", model.warnings.len());
+    for w in &model.warnings {
+        let _ = writeln!(s, "  {w}");
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct Dump {
+    file: String,
+    clip: Option<String>,
+    time: f32,
+    path: String,
+    primitives: Vec<DumpPrimitive>,
+}
+
+#[derive(Serialize)]
+struct DumpPrimitive {
+    mesh: String,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+/// Poses the model (clip at time, or bind pose) and skins every mesh.
+fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, String> {
+    if let SkinPath::Gpu(name) = path {
+        return Err(format!(
+            "GPU path {name:?} not available in this build (CPU only: use --path cpu)"
+        ));
+    }
+    let sk = &model.skeleton;
+    let mut locals = sk.bind_local().to_vec();
+    let clip = match &args.clip {
+        None => None,
+        Some(c) => {
+            let clip = model
+                .clip(c)
+                .or_else(|| c.parse::<usize>().ok().and_then(|i| model.clips.get(i)))
+                .ok_or_else(|| {
+                    let names: Vec<_> = model.clips.iter().map(|c| c.name()).collect();
+                    format!("no clip {c:?}; the model has {names:?}")
+                })?;
+            let mut ctx = SamplingContext::new(clip);
+            SamplingJob {
+                clip,
+                context: &mut ctx,
+                time: args.time,
+                mode: PlaybackMode::Loop,
+                output: &mut locals,
+            }
+            .run()
+            .map_err(|e| e.to_string())?;
+            Some(clip.name().to_string())
+        }
+    };
+    let primitives = skin_cpu(model, &locals)?
+        .into_iter()
+        .zip(&model.meshes)
+        .map(|((p, n), m)| DumpPrimitive {
+            mesh: m.name.clone(),
+            positions: p.iter().map(|v| v.to_array()).collect(),
+            normals: n.iter().map(|v| v.to_array()).collect(),
+        })
+        .collect();
+    Ok(Dump {
+        file: args.file.display().to_string(),
+        clip,
+        time: args.time,
+        path: "cpu".into(),
+        primitives,
+    })
+}
+
+type Skinned = (Vec<Vec3>, Vec<Vec3>);
+
+/// CPU reference skinning of every mesh for one pose.
+fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String> {
+    let sk = &model.skeleton;
+    let mut models = vec![Affine3A::IDENTITY; sk.len()];
+    LocalToModelJob::full(sk, locals, &mut models)
+        .run()
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(model.meshes.len());
+    for m in &model.meshes {
+        let skin = model
+            .skins
+            .get(m.skin)
+            .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
+        let mut palette = vec![Affine3A::IDENTITY; skin.len()];
+        skin.skin_matrices(&models, &mut palette)
+            .map_err(|e| e.to_string())?;
+        let n = m.vertex_count();
+        let mut pos = vec![Vec3::ZERO; n];
+        let mut nrm = vec![Vec3::ZERO; if m.normals.len() == n { n } else { 0 }];
+        LinearBlendJob {
+            skin: &palette,
+            per_vertex: m.influences.per_vertex,
+            joints: &m.influences.joints,
+            weights: &m.influences.weights,
+            positions: &m.positions,
+            normals: if nrm.is_empty() { &[] } else { &m.normals },
+            out_positions: &mut pos,
+            out_normals: &mut nrm,
+        }
+        .run()
+        .map_err(|e| e.to_string())?;
+        out.push((pos, nrm));
+    }
+    Ok(out)
+}

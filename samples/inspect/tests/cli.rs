@@ -1,0 +1,132 @@
+//! The inspect binary end to end on the shared assets (skipped with a notice
+//! when they are absent, as the other asset tests are).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn asset(rel: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os("VKSKIN_ASSETS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+    };
+    if dir.join("INDEX.md").is_file() {
+        return Some(dir.join(rel));
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but the shared assets are missing at {}",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "NOTICE: skipping: shared assets not found at {}",
+        dir.display()
+    );
+    None
+}
+
+fn inspect(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_inspect"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn prints_tree_meshes_histogram_clips_and_warnings() {
+    let Some(f) = asset("gltf/quad_skin.glb") else {
+        return;
+    };
+    let (ok, out, err) = inspect(&[f.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for needle in [
+        "joints:",
+        "skins: 1",
+        "meshes: 1 (4 vertices)",
+        "influences per vertex",
+        "4: 4 vertices",
+        "clips: 0",
+        "warnings: 1",
+        "more than 4 influences (up to 10)",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing in\n{out}");
+    }
+    let Some(f) = asset("gltf/InterpolationTest.glb") else {
+        return;
+    };
+    let (ok, out, err) = inspect(&[f.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for needle in ["clips: 9", "keys Step", "keys CubicSpline", "keys Linear"] {
+        assert!(out.contains(needle), "{needle:?} missing in\n{out}");
+    }
+}
+
+#[test]
+fn dumps_skinned_positions_as_json() {
+    let Some(f) = asset("gltf/CesiumMan.glb") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("inspect_dump_{}.json", std::process::id()));
+    let (ok, _, err) = inspect(&[
+        f.to_str().unwrap(),
+        "--dump-skinned",
+        "--clip",
+        "0",
+        "--time",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).ok();
+    assert_eq!(v["path"], "cpu");
+    assert_eq!(v["time"], 0.5);
+    assert_eq!(v["clip"], "animation0");
+    let prims = v["primitives"].as_array().unwrap();
+    assert_eq!(prims.len(), 1);
+    assert_eq!(prims[0]["mesh"], "Cesium_Man");
+    // INDEX.md: CesiumMan has 3273 vertices.
+    assert_eq!(prims[0]["positions"].as_array().unwrap().len(), 3273);
+    assert_eq!(prims[0]["normals"].as_array().unwrap().len(), 3273);
+    let p = &prims[0]["positions"][0];
+    assert!(p
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c.as_f64().unwrap().is_finite()));
+}
+
+#[test]
+fn gpu_paths_are_refused_for_now_and_unknown_paths_listed() {
+    let Some(f) = asset("gltf/RiggedSimple.glb") else {
+        return;
+    };
+    let f = f.to_str().unwrap();
+    let (ok, _, err) = inspect(&[f, "--dump-skinned", "--path", "dq", "--out", "/dev/null"]);
+    assert!(!ok);
+    assert!(
+        err.contains("GPU path \"dual-quat\" not available in this build"),
+        "{err}"
+    );
+    let (ok, _, err) = inspect(&[f, "--dump-skinned", "--path", "bogus", "--out", "/dev/null"]);
+    assert!(!ok);
+    assert!(err.contains("known: cpu, affine4x3"), "{err}");
+}
+
+#[test]
+fn load_errors_are_reported_not_panicked() {
+    let dir = std::env::temp_dir().join(format!("inspect_bad_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.glb");
+    std::fs::write(&bad, b"glTF\x02\0\0\0\xff\xff\0\0").unwrap();
+    let (ok, _, err) = inspect(&[bad.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!ok);
+    assert!(err.contains("bad.glb: byte 8:"), "{err}");
+}
