@@ -3,6 +3,7 @@
 //! joint markers.
 
 mod camera;
+mod capture;
 mod frames;
 mod markers;
 mod offscreen;
@@ -10,6 +11,7 @@ mod png;
 mod window;
 
 pub use camera::{Camera, Projection};
+pub use capture::SkinCapture;
 pub use frames::{Frame, FramesInFlight, DEFAULT_FRAMES_IN_FLIGHT};
 pub use markers::{JointMarkers, MarkerPush};
 pub use offscreen::OffscreenTarget;

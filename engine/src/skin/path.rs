@@ -72,6 +72,11 @@ impl PathKind {
         }
     }
 
+    /// The path called `name` (see [`SkinningPath::name`]).
+    pub fn from_name(name: &str) -> Option<PathKind> {
+        Self::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
     /// Creates the path with room for `capacity` bones per palette.
     pub fn create(
         self,

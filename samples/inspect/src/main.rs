@@ -21,6 +21,9 @@ use vkskin::anim::{
 };
 use vkskin::assets::gltf::GltfInfo;
 use vkskin::assets::{LoadOptions, Model};
+use vkskin::gpu::{Device, DeviceDesc, Instance, InstanceDesc, MessageLog};
+use vkskin::render::SkinCapture;
+use vkskin::skin::PathKind;
 
 #[derive(Parser, Debug)]
 #[command(about = "Inspect a glTF/GLB/.x model, or dump its skinned vertices")]
@@ -39,9 +42,14 @@ struct Args {
     /// Seconds into the clip (wraps past its end).
     #[arg(long, default_value_t = 0.0)]
     time: f32,
-    /// Skinning path: cpu, or a GPU path (affine4x3, quat-trans, dual-quat, texel-buffer).
+    /// Skinning path: cpu (the CPU reference), or a GPU path by name (see
+    /// the error message for the list), skinned in capture mode.
     #[arg(long, default_value = "cpu")]
     path: String,
+    /// GPU for --path: index or name substring (default: $VKSKIN_DEVICE,
+    /// then discrete > integrated > CPU).
+    #[arg(long)]
+    device: Option<String>,
     /// Output JSON file for --dump-skinned.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -51,28 +59,19 @@ struct Args {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SkinPath {
     Cpu,
-    Gpu(&'static str),
+    Gpu(PathKind),
 }
-
-const GPU_PATHS: &[(&str, &[&str])] = &[
-    ("affine4x3", &["4x3", "affine"]),
-    ("quat-trans", &["qt", "quat"]),
-    ("dual-quat", &["dq", "dualquat"]),
-    ("texel-buffer", &["texel", "tbo"]),
-];
 
 fn parse_path(p: &str) -> Result<SkinPath, String> {
     let p = p.to_ascii_lowercase();
     if p == "cpu" {
         return Ok(SkinPath::Cpu);
     }
-    for &(name, aliases) in GPU_PATHS {
-        if p == name || aliases.contains(&p.as_str()) {
-            return Ok(SkinPath::Gpu(name));
-        }
+    if let Some(kind) = PathKind::from_name(&p) {
+        return Ok(SkinPath::Gpu(kind));
     }
     let names: Vec<&str> = std::iter::once("cpu")
-        .chain(GPU_PATHS.iter().map(|p| p.0))
+        .chain(PathKind::ALL.iter().map(|k| k.name()))
         .collect();
     Err(format!(
         "unknown skinning path {p:?}; known: {}",
@@ -288,11 +287,6 @@ struct DumpPrimitive {
 
 /// Poses the model (clip at time, or bind pose) and skins every mesh.
 fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, String> {
-    if let SkinPath::Gpu(name) = path {
-        return Err(format!(
-            "GPU path {name:?} not available in this build (CPU only: use --path cpu)"
-        ));
-    }
     let sk = &model.skeleton;
     let mut locals = sk.bind_local().to_vec();
     let clip = match &args.clip {
@@ -318,7 +312,11 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
             Some(clip.name().to_string())
         }
     };
-    let primitives = skin_cpu(model, &locals)?
+    let skinned = match path {
+        SkinPath::Cpu => skin_cpu(model, &locals)?,
+        SkinPath::Gpu(kind) => skin_gpu(model, &locals, kind, args.device.as_deref())?,
+    };
+    let primitives = skinned
         .into_iter()
         .zip(&model.meshes)
         .map(|((p, n), m)| DumpPrimitive {
@@ -331,29 +329,96 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
         file: args.file.display().to_string(),
         clip,
         time: args.time,
-        path: "cpu".into(),
+        path: match path {
+            SkinPath::Cpu => "cpu".into(),
+            SkinPath::Gpu(kind) => kind.name().into(),
+        },
         primitives,
     })
 }
 
 type Skinned = (Vec<Vec3>, Vec<Vec3>);
 
-/// CPU reference skinning of every mesh for one pose.
-fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String> {
+/// Skinning matrices of every mesh's skin for one pose.
+fn palettes(model: &Model, locals: &[Transform]) -> Result<Vec<Vec<Affine3A>>, String> {
     let sk = &model.skeleton;
     let mut models = vec![Affine3A::IDENTITY; sk.len()];
     LocalToModelJob::full(sk, locals, &mut models)
         .run()
         .map_err(|e| e.to_string())?;
+    model
+        .meshes
+        .iter()
+        .map(|m| {
+            let skin = model
+                .skins
+                .get(m.skin)
+                .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
+            let mut palette = vec![Affine3A::IDENTITY; skin.len()];
+            skin.skin_matrices(&models, &mut palette)
+                .map_err(|e| e.to_string())?;
+            Ok(palette)
+        })
+        .collect()
+}
+
+/// Every mesh skinned on the GPU through `kind` in capture mode. Validation
+/// follows the engine's default (on in debug builds, or with
+/// VKSKIN_VALIDATION=1); any validation warning or error fails the dump.
+fn skin_gpu(
+    model: &Model,
+    locals: &[Transform],
+    kind: PathKind,
+    device: Option<&str>,
+) -> Result<Vec<Skinned>, String> {
+    let palettes = palettes(model, locals)?;
+    let instance = Instance::new(&InstanceDesc {
+        app_name: "inspect".into(),
+        ..InstanceDesc::default()
+    })
+    .map_err(|e| format!("Vulkan instance: {e}"))?;
+    let log = instance.messages().clone();
+    let out = {
+        let device = Device::new(
+            &instance,
+            &DeviceDesc {
+                selector: device,
+                surface: None,
+            },
+        )
+        .map_err(|e| format!("Vulkan device: {e}"))?;
+        let capacity = palettes.iter().map(Vec::len).max().unwrap_or(1);
+        let mut rig = SkinCapture::new(&device, kind, capacity)
+            .map_err(|e| format!("{} path: {e}", kind.name()))?;
+        let mut out = Vec::with_capacity(model.meshes.len());
+        for (m, palette) in model.meshes.iter().zip(&palettes) {
+            let captured = rig
+                .run(m, palette)
+                .map_err(|e| format!("mesh {:?} through {}: {e}", m.name, kind.name()))?;
+            out.push((
+                captured.iter().map(|v| v.position()).collect(),
+                captured.iter().map(|v| v.normal()).collect(),
+            ));
+        }
+        out
+    };
+    let problems = log.problems();
+    if !problems.is_empty() {
+        return Err(format!(
+            "the validation layer reported {} problem(s):\n{}",
+            problems.len(),
+            MessageLog::format(&problems)
+        ));
+    }
+    Ok(out)
+}
+
+/// CPU reference skinning of every mesh for one pose.
+/// CPU reference skinning of every mesh for one pose.
+fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String> {
+    let palettes = palettes(model, locals)?;
     let mut out = Vec::with_capacity(model.meshes.len());
-    for m in &model.meshes {
-        let skin = model
-            .skins
-            .get(m.skin)
-            .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
-        let mut palette = vec![Affine3A::IDENTITY; skin.len()];
-        skin.skin_matrices(&models, &mut palette)
-            .map_err(|e| e.to_string())?;
+    for (m, palette) in model.meshes.iter().zip(&palettes) {
         let n = m.vertex_count();
         let mut pos = vec![Vec3::ZERO; n];
         let mut nrm = vec![Vec3::ZERO; if m.normals.len() == n { n } else { 0 }];
