@@ -18,10 +18,13 @@ mod transform;
 pub use clip::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
-pub use palette::{encode_4x3, Affine4x3};
+pub use palette::{
+    encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation, polar_rotation,
+    Affine4x3, DualQuat, PaletteHierarchy, PaletteReport, QuatTranslation, SCALE_TOLERANCE,
+};
 pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::Skin;
-pub use skinning::LinearBlendJob;
+pub use skinning::{DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob};
 pub use transform::Transform;
