@@ -4,6 +4,7 @@
 //! Every operation is a small job: a plain struct of input and output slices
 //! with `validate()` and `run()`, no hidden state.
 
+mod blending;
 mod clip;
 mod error;
 mod local_to_model;
@@ -15,6 +16,7 @@ mod skin;
 mod skinning;
 mod transform;
 
+pub use blending::{additive_delta, BlendLayer, BlendingJob};
 pub use clip::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
