@@ -11,6 +11,7 @@ mod local_to_model;
 mod palette;
 mod quat;
 mod sampling;
+mod simd;
 mod skeleton;
 mod skin;
 mod skinning;

@@ -109,6 +109,20 @@ impl LinearBlendJob<'_> {
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx2_fma() {
+            lbs_fast(
+                self.skin,
+                self.per_vertex,
+                self.joints,
+                self.weights,
+                self.positions,
+                self.normals,
+                self.out_positions,
+                self.out_normals,
+            );
+            return Ok(());
+        }
         lbs_reference(
             self.skin,
             self.per_vertex,
@@ -120,6 +134,39 @@ impl LinearBlendJob<'_> {
             self.out_normals,
         );
         Ok(())
+    }
+}
+
+/// Dispatches validated streams to the AVX2 kernels; influence counts
+/// without one take the scalar loop.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lbs_fast(
+    skin: &[Affine3A],
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    use super::simd::x86;
+    let (j, w, p, n) = (joints, weights, positions, normals);
+    let (op, on) = (out_positions, out_normals);
+    // SAFETY: the caller checked avx2_fma() and validate_streams.
+    unsafe {
+        match k {
+            1 => x86::lbs::<1>(skin, j, w, p, n, op, on),
+            2 => x86::lbs::<2>(skin, j, w, p, n, op, on),
+            3 => x86::lbs::<3>(skin, j, w, p, n, op, on),
+            4 => x86::lbs::<4>(skin, j, w, p, n, op, on),
+            5 => x86::lbs::<5>(skin, j, w, p, n, op, on),
+            6 => x86::lbs::<6>(skin, j, w, p, n, op, on),
+            7 => x86::lbs::<7>(skin, j, w, p, n, op, on),
+            8 => x86::lbs::<8>(skin, j, w, p, n, op, on),
+            _ => lbs_reference(skin, k, j, w, p, n, op, on),
+        }
     }
 }
 
@@ -599,6 +646,80 @@ mod tests {
             );
             assert!((dp[i].x - m.positions[i].x).abs() < 1e-4);
             assert!((dn[i].length() - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn fast_lbs_matches_the_scalar_definition() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::anim::simd::avx2_fma() {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(41);
+            let skin: Vec<Affine3A> = (0..20)
+                .map(|_| {
+                    random_rigid(&mut rng)
+                        * Affine3A::from_scale(Vec3::new(
+                            rng.gen_range(0.3..2.0),
+                            rng.gen_range(0.3..2.0),
+                            rng.gen_range(0.3..2.0),
+                        ))
+                })
+                .collect();
+            for k in 1..=9 {
+                let mut m = random_mesh(&mut rng, 257, k, 20);
+                if k == 1 {
+                    m.weights[5] = 0.0;
+                    m.weights[6] = 0.5;
+                }
+                let n = m.positions.len();
+                let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_reference(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut rp,
+                    &mut rn,
+                );
+                let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_fast(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut fp,
+                    &mut fn_,
+                );
+                for i in 0..n {
+                    assert!(
+                        rp[i].abs_diff_eq(fp[i], 1e-5),
+                        "k {k} vertex {i}: {} {}",
+                        rp[i],
+                        fp[i]
+                    );
+                    assert!(
+                        rn[i].abs_diff_eq(fn_[i], 1e-5),
+                        "k {k} vertex {i}: {} {}",
+                        rn[i],
+                        fn_[i]
+                    );
+                }
+                // Positions only.
+                lbs_fast(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &[],
+                    &mut fp,
+                    &mut [],
+                );
+                assert!(rp.iter().zip(&fp).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+            }
         }
     }
 }

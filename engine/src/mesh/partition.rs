@@ -276,8 +276,15 @@ mod tests {
             }
             .run()
             .unwrap();
+            // Same arithmetic, but the fast paths group vertices in eights,
+            // so a vertex may be summed in another order: float tolerance.
             for (l, &v) in p.vertices.iter().enumerate() {
-                assert_eq!(out[l], whole[v as usize]);
+                let w = whole[v as usize];
+                assert!(
+                    out[l].abs_diff_eq(w, 1e-5 * w.length().max(1.0)),
+                    "{} {w}",
+                    out[l]
+                );
             }
         }
     }

@@ -1,0 +1,318 @@
+//! AVX2 + FMA kernels for the hot loops, chosen at run time.
+//!
+//! The crate builds for baseline x86-64 (SSE2); these functions carry
+//! `#[target_feature(enable = "avx2,fma")]` and are only called after
+//! [`avx2_fma`] said the CPU has both. Each has a scalar counterpart that
+//! is the definition it is tested against.
+
+/// Whether the AVX2 + FMA paths may run (std caches the CPUID answer).
+/// `VKSKIN_SCALAR=1` in the environment forces the scalar paths, for
+/// comparing the two.
+#[inline]
+pub(crate) fn avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static FORCED_SCALAR: OnceLock<bool> = OnceLock::new();
+        let forced = *FORCED_SCALAR.get_or_init(|| std::env::var_os("VKSKIN_SCALAR").is_some());
+        !forced && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86 {
+    use std::arch::x86_64::*;
+
+    use glam::{Affine3A, Vec3};
+
+    /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
+    /// four `__m128` (every lane initialised), so two unaligned 256-bit
+    /// loads read it whole; the w lanes hold whatever glam left there and
+    /// are never let into an x, y or z result.
+    #[inline(always)]
+    unsafe fn load_affine(m: *const Affine3A) -> (__m256, __m256) {
+        let p = m as *const f32;
+        unsafe { (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8))) }
+    }
+
+    /// `[a x4 | b x4]`.
+    #[inline(always)]
+    unsafe fn splat2(a: f32, b: f32) -> __m256 {
+        unsafe { _mm256_set_m128(_mm_set1_ps(b), _mm_set1_ps(a)) }
+    }
+
+    /// Lane-wise `cross(a, b)` in both 128-bit halves.
+    #[inline(always)]
+    unsafe fn cross256(a: __m256, b: __m256) -> __m256 {
+        unsafe {
+            // cross = (a * b.yzx - a.yzx * b).yzx
+            let a_yzx = _mm256_permute_ps(a, 0b11_00_10_01);
+            let b_yzx = _mm256_permute_ps(b, 0b11_00_10_01);
+            let c = _mm256_fmsub_ps(a, b_yzx, _mm256_mul_ps(a_yzx, b));
+            _mm256_permute_ps(c, 0b11_00_10_01)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn cross128(a: __m128, b: __m128) -> __m128 {
+        unsafe {
+            let a_yzx = _mm_permute_ps(a, 0b11_00_10_01);
+            let b_yzx = _mm_permute_ps(b, 0b11_00_10_01);
+            let c = _mm_fmsub_ps(a, b_yzx, _mm_mul_ps(a_yzx, b));
+            _mm_permute_ps(c, 0b11_00_10_01)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add_halves(v: __m256) -> __m128 {
+        unsafe { _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)) }
+    }
+
+    /// `v / |v|` on xyz with w cleared; zero stays zero. One Newton step on
+    /// the hardware reciprocal square root: ~1e-7 relative.
+    #[inline(always)]
+    unsafe fn normalize3(v: __m128) -> __m128 {
+        unsafe {
+            let v = _mm_and_ps(v, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)));
+            let d = _mm_mul_ps(v, v);
+            let d = _mm_add_ps(d, _mm_permute_ps(d, 0b10_11_00_01));
+            let d = _mm_add_ps(d, _mm_permute_ps(d, 0b01_00_11_10));
+            let d = _mm_max_ps(d, _mm_set1_ps(1e-30));
+            let y = _mm_rsqrt_ps(d);
+            // y * (1.5 - 0.5 d y^2)
+            let h = _mm_mul_ps(_mm_mul_ps(d, _mm_set1_ps(0.5)), _mm_mul_ps(y, y));
+            let y = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5), h));
+            // A zero input gave d = 1e-30: v * y is still zero.
+            _mm_mul_ps(v, y)
+        }
+    }
+
+    /// Stores x, y, z into `v[i]`; the full 16-byte store is used when it
+    /// only spills into `v[i+1].x`, which the caller writes next.
+    #[inline(always)]
+    unsafe fn store3(v: &mut [Vec3], i: usize, x: __m128) {
+        unsafe {
+            let p = v.as_mut_ptr().add(i) as *mut f32;
+            if i + 1 < v.len() {
+                _mm_storeu_ps(p, x);
+            } else {
+                let mut a = [0.0f32; 4];
+                _mm_storeu_ps(a.as_mut_ptr(), x);
+                *p = a[0];
+                *p.add(1) = a[1];
+                *p.add(2) = a[2];
+            }
+        }
+    }
+
+    /// Eight 16-float rows for the AoS -> SoA hand-over.
+    #[repr(C, align(32))]
+    struct Block([[f32; 16]; 8]);
+
+    /// Transposes component `chunk` (4 floats at `chunk * 4`) of the eight
+    /// rows into x, y, z vectors over the rows.
+    #[inline(always)]
+    unsafe fn soa3(rows: &Block, chunk: usize) -> (__m256, __m256, __m256) {
+        unsafe {
+            let r = |v: usize| rows.0[v].as_ptr().add(chunk * 4);
+            let l = |v: usize| _mm256_loadu2_m128(r(v + 4), r(v));
+            soa3_from(l(0), l(1), l(2), l(3))
+        }
+    }
+
+    /// `[a_v | a_{v+4}]` for v = 0..4, each a vec4 (x, y, z, _): returns x, y,
+    /// z over the eight.
+    #[inline(always)]
+    unsafe fn soa3_from(
+        r0: __m256,
+        r1: __m256,
+        r2: __m256,
+        r3: __m256,
+    ) -> (__m256, __m256, __m256) {
+        unsafe {
+            let lo01 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+            let lo23 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+            let hi01 = _mm256_unpackhi_ps(r0, r1); // z0 z1 w0 w1
+            let hi23 = _mm256_unpackhi_ps(r2, r3);
+            (
+                _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+            )
+        }
+    }
+
+    /// x, y, z of `v[base..base + 8]`. Needs `base + 8 < v.len()`: each
+    /// 16-byte load takes the next element's x as its fourth lane.
+    #[inline(always)]
+    unsafe fn load_vec3x8(v: &[Vec3], base: usize) -> (__m256, __m256, __m256) {
+        unsafe {
+            let p = |i: usize| v.as_ptr().add(base + i) as *const f32;
+            let l = |i: usize| _mm256_loadu2_m128(p(i + 4), p(i));
+            soa3_from(l(0), l(1), l(2), l(3))
+        }
+    }
+
+    /// Writes x, y, z into `v[base..base + 8]`. Needs `base + 8 < v.len()`:
+    /// each 16-byte store spills into the next element's x, which the next
+    /// store (or the caller's next block) overwrites.
+    #[inline(always)]
+    unsafe fn store_vec3x8(v: &mut [Vec3], base: usize, x: __m256, y: __m256, z: __m256) {
+        unsafe {
+            let xy_lo = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1 | x4 y4 x5 y5
+            let xy_hi = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3 | x6 y6 x7 y7
+            let z0 = _mm256_unpacklo_ps(z, z); // z0 z0 z1 z1 | z4 ..
+            let z1 = _mm256_unpackhi_ps(z, z); // z2 z2 z3 z3 | z6 ..
+            let r0 = _mm256_shuffle_ps(xy_lo, z0, 0b01_00_01_00); // x0 y0 z0 z0 | 4
+            let r1 = _mm256_shuffle_ps(xy_lo, z0, 0b11_10_11_10); // x1 y1 z1 z1 | 5
+            let r2 = _mm256_shuffle_ps(xy_hi, z1, 0b01_00_01_00); // 2 | 6
+            let r3 = _mm256_shuffle_ps(xy_hi, z1, 0b11_10_11_10); // 3 | 7
+            let out = v.as_mut_ptr().add(base) as *mut f32;
+            let p = |i: usize| out.add(3 * i);
+            _mm_storeu_ps(p(0), _mm256_castps256_ps128(r0));
+            _mm_storeu_ps(p(1), _mm256_castps256_ps128(r1));
+            _mm_storeu_ps(p(2), _mm256_castps256_ps128(r2));
+            _mm_storeu_ps(p(3), _mm256_castps256_ps128(r3));
+            _mm_storeu_ps(p(4), _mm256_extractf128_ps(r0, 1));
+            _mm_storeu_ps(p(5), _mm256_extractf128_ps(r1, 1));
+            _mm_storeu_ps(p(6), _mm256_extractf128_ps(r2, 1));
+            _mm_storeu_ps(p(7), _mm256_extractf128_ps(r3, 1));
+        }
+    }
+
+    /// Linear blend skinning of `K` influences per vertex: each vertex's
+    /// matrix is blended in AVX registers, then eight at a time are turned
+    /// into structure-of-arrays form for the position, the cofactor normal
+    /// and its normalisation, which then cost a few lanes each. The last
+    /// vertices (fewer than eight, plus one) go one at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the streams passed
+    /// `skinning::validate_streams` (every joint index inside `skin`,
+    /// lengths consistent, `normals` empty or as long as `positions`).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn lbs<const K: usize>(
+        skin: &[Affine3A],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        let n = positions.len();
+        let with_normals = !normals.is_empty();
+        let sp = skin.as_ptr();
+        let mut block = Block([[0.0; 16]; 8]);
+        let blend = |v: usize| -> (__m256, __m256) {
+            unsafe {
+                let js = joints.as_ptr().add(v * K);
+                let ws = weights.as_ptr().add(v * K);
+                let (a, b) = load_affine(sp.add(*js as usize));
+                let w = _mm256_broadcast_ss(&*ws);
+                let mut acc0 = _mm256_mul_ps(a, w);
+                let mut acc1 = _mm256_mul_ps(b, w);
+                for k in 1..K {
+                    let (a, b) = load_affine(sp.add(*js.add(k) as usize));
+                    let w = _mm256_broadcast_ss(&*ws.add(k));
+                    acc0 = _mm256_fmadd_ps(a, w, acc0);
+                    acc1 = _mm256_fmadd_ps(b, w, acc1);
+                }
+                (acc0, acc1)
+            }
+        };
+        let blocks = if n == 0 { 0 } else { (n - 1) / 8 };
+        for b in 0..blocks {
+            let base = b * 8;
+            unsafe {
+                for (i, row) in block.0.iter_mut().enumerate() {
+                    let (acc0, acc1) = blend(base + i);
+                    _mm256_store_ps(row.as_mut_ptr(), acc0);
+                    _mm256_store_ps(row.as_mut_ptr().add(8), acc1);
+                }
+                let (c0x, c0y, c0z) = soa3(&block, 0);
+                let (c1x, c1y, c1z) = soa3(&block, 1);
+                let (c2x, c2y, c2z) = soa3(&block, 2);
+                let (tx, ty, tz) = soa3(&block, 3);
+                let (px, py, pz) = load_vec3x8(positions, base);
+                let ox = _mm256_fmadd_ps(
+                    c0x,
+                    px,
+                    _mm256_fmadd_ps(c1x, py, _mm256_fmadd_ps(c2x, pz, tx)),
+                );
+                let oy = _mm256_fmadd_ps(
+                    c0y,
+                    px,
+                    _mm256_fmadd_ps(c1y, py, _mm256_fmadd_ps(c2y, pz, ty)),
+                );
+                let oz = _mm256_fmadd_ps(
+                    c0z,
+                    px,
+                    _mm256_fmadd_ps(c1z, py, _mm256_fmadd_ps(c2z, pz, tz)),
+                );
+                store_vec3x8(out_positions, base, ox, oy, oz);
+                if with_normals {
+                    let cross =
+                        |ax: __m256, ay: __m256, az: __m256, bx: __m256, by: __m256, bz: __m256| {
+                            (
+                                _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by)),
+                                _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz)),
+                                _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx)),
+                            )
+                        };
+                    // Cofactor columns: c1 x c2, c2 x c0, c0 x c1.
+                    let (xx, xy, xz) = cross(c1x, c1y, c1z, c2x, c2y, c2z);
+                    let (yx, yy, yz) = cross(c2x, c2y, c2z, c0x, c0y, c0z);
+                    let (zx, zy, zz) = cross(c0x, c0y, c0z, c1x, c1y, c1z);
+                    let (nx, ny, nz) = load_vec3x8(normals, base);
+                    let mx =
+                        _mm256_fmadd_ps(xx, nx, _mm256_fmadd_ps(yx, ny, _mm256_mul_ps(zx, nz)));
+                    let my =
+                        _mm256_fmadd_ps(xy, nx, _mm256_fmadd_ps(yy, ny, _mm256_mul_ps(zy, nz)));
+                    let mz =
+                        _mm256_fmadd_ps(xz, nx, _mm256_fmadd_ps(yz, ny, _mm256_mul_ps(zz, nz)));
+                    let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
+                    let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                    let y = _mm256_rsqrt_ps(d);
+                    let h =
+                        _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                    store_vec3x8(
+                        out_normals,
+                        base,
+                        _mm256_mul_ps(mx, y),
+                        _mm256_mul_ps(my, y),
+                        _mm256_mul_ps(mz, y),
+                    );
+                }
+            }
+        }
+        for v in blocks * 8..n {
+            unsafe {
+                let (acc0, acc1) = blend(v);
+                let pp = positions.get_unchecked(v);
+                let r = _mm256_fmadd_ps(
+                    acc0,
+                    splat2(pp.x, pp.y),
+                    _mm256_mul_ps(acc1, splat2(pp.z, 1.0)),
+                );
+                store3(out_positions, v, add_halves(r));
+                if with_normals {
+                    let nn = normals.get_unchecked(v);
+                    // Cofactor columns: c1 x c2, c2 x c0, c0 x c1.
+                    let c12 = _mm256_permute2f128_ps(acc0, acc1, 0x21);
+                    let c20 = _mm256_permute2f128_ps(acc1, acc0, 0x20);
+                    let xy = cross256(c12, c20);
+                    let z = cross128(_mm256_castps256_ps128(acc0), _mm256_extractf128_ps(acc0, 1));
+                    let t = add_halves(_mm256_mul_ps(xy, splat2(nn.x, nn.y)));
+                    let t = _mm_fmadd_ps(z, _mm_set1_ps(nn.z), t);
+                    store3(out_normals, v, normalize3(t));
+                }
+            }
+        }
+    }
+}
