@@ -27,7 +27,9 @@ pub(crate) fn avx2_fma() -> bool {
 pub(crate) mod x86 {
     use std::arch::x86_64::*;
 
-    use glam::{Affine3A, Vec3};
+    use glam::{Affine3A, Mat3A, Quat, Vec3};
+
+    use crate::anim::{Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
     /// four `__m128` (every lane initialised), so two unaligned 256-bit
@@ -312,6 +314,125 @@ pub(crate) mod x86 {
                     let t = _mm_fmadd_ps(z, _mm_set1_ps(nn.z), t);
                     store3(out_normals, v, normalize3(t));
                 }
+            }
+        }
+    }
+
+    /// Local matrices of up to eight joints in structure-of-arrays form:
+    /// `m[k][v]` is element k (column-major 3x3: c0.xyz, c1.xyz, c2.xyz) of
+    /// joint v's `R(q) * diag(s)`.
+    #[repr(C, align(32))]
+    struct Locals([[f32; 8]; 9]);
+
+    #[inline(always)]
+    unsafe fn locals8(locals: &[Transform], base: usize, out: &mut Locals) {
+        unsafe {
+            let q = |v: usize| &locals.get_unchecked(base + v).rotation as *const Quat as *const f32;
+            let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
+            let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+            let lo01 = _mm256_unpacklo_ps(r0, r1);
+            let lo23 = _mm256_unpacklo_ps(r2, r3);
+            let hi01 = _mm256_unpackhi_ps(r0, r1);
+            let hi23 = _mm256_unpackhi_ps(r2, r3);
+            let x = _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00);
+            let y = _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10);
+            let z = _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00);
+            let w = _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10);
+            // Masked loads read a Vec3 without touching the padding after it.
+            let mask = _mm_set_epi32(0, -1, -1, -1);
+            let sc = |v: usize| _mm_maskload_ps(&locals.get_unchecked(base + v).scale.x, mask);
+            let sl = |v: usize| _mm256_set_m128(sc(v + 4), sc(v));
+            let (sx, sy, sz) = soa3_from(sl(0), sl(1), sl(2), sl(3));
+            let two = _mm256_set1_ps(2.0);
+            let one = _mm256_set1_ps(1.0);
+            let (x2, y2, z2) = (_mm256_mul_ps(x, two), _mm256_mul_ps(y, two), _mm256_mul_ps(z, two));
+            let (xx, yy, zz) = (_mm256_mul_ps(x, x2), _mm256_mul_ps(y, y2), _mm256_mul_ps(z, z2));
+            let (xy, xz, yz) = (_mm256_mul_ps(x, y2), _mm256_mul_ps(x, z2), _mm256_mul_ps(y, z2));
+            let (wx, wy, wz) = (_mm256_mul_ps(w, x2), _mm256_mul_ps(w, y2), _mm256_mul_ps(w, z2));
+            let m = &mut out.0;
+            let st = |d: &mut [f32; 8], v: __m256| _mm256_store_ps(d.as_mut_ptr(), v);
+            st(&mut m[0], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx));
+            st(&mut m[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), sx));
+            st(&mut m[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx));
+            st(&mut m[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy));
+            st(&mut m[4], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy));
+            st(&mut m[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), sy));
+            st(&mut m[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), sz));
+            st(&mut m[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz));
+            st(&mut m[8], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz));
+        }
+    }
+
+    /// Local-to-model over `from..to`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `LocalToModelJob::validate` passed (so
+    /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn local_to_model(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe {
+            let load = |m: *const Affine3A| {
+                let p = m as *const f32;
+                (_mm_loadu_ps(p), _mm_loadu_ps(p.add(4)), _mm_loadu_ps(p.add(8)), _mm_loadu_ps(p.add(12)))
+            };
+            let root = load(root);
+            let mut prev = root;
+            let mut block = Locals([[0.0; 8]; 9]);
+            let mut base = from;
+            while base < to {
+                let count = (to - base).min(8);
+                if count == 8 {
+                    locals8(locals, base, &mut block);
+                } else {
+                    for v in 0..count {
+                        let t = locals.get_unchecked(base + v);
+                        let m = Mat3A::from_quat(t.rotation);
+                        let c = [m.x_axis * t.scale.x, m.y_axis * t.scale.y, m.z_axis * t.scale.z];
+                        for k in 0..9 {
+                            block.0[k][v] = c[k / 3][k % 3];
+                        }
+                    }
+                }
+                for v in 0..count {
+                    let i = base + v;
+                    let p = *parents.get_unchecked(i);
+                    let (p0, p1, p2, pt) = if p == NO_PARENT {
+                        root
+                    } else if p as usize + 1 == i && i > from {
+                        prev
+                    } else {
+                        load(models.as_ptr().add(p as usize))
+                    };
+                    let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
+                    let col = |k: usize| {
+                        _mm_add_ps(
+                            _mm_fmadd_ps(p0, b(3 * k), _mm_mul_ps(p1, b(3 * k + 1))),
+                            _mm_mul_ps(p2, b(3 * k + 2)),
+                        )
+                    };
+                    let t = &locals.get_unchecked(i).translation;
+                    let c0 = col(0);
+                    let c1 = col(1);
+                    let c2 = col(2);
+                    let ct = _mm_add_ps(
+                        _mm_fmadd_ps(p0, _mm_broadcast_ss(&t.x), pt),
+                        _mm_fmadd_ps(p1, _mm_broadcast_ss(&t.y), _mm_mul_ps(p2, _mm_broadcast_ss(&t.z))),
+                    );
+                    let o = models.as_mut_ptr().add(i) as *mut f32;
+                    _mm_storeu_ps(o, c0);
+                    _mm_storeu_ps(o.add(4), c1);
+                    _mm_storeu_ps(o.add(8), c2);
+                    _mm_storeu_ps(o.add(12), ct);
+                    prev = (c0, c1, c2, ct);
+                }
+                base += count;
             }
         }
     }
