@@ -198,7 +198,15 @@ fn normalize_or(q: Vec4, fallback: Quat) -> Quat {
 fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
     if let ([a, b], [wa, wb]) = (layers, w) {
         // The common two-clip cross-fade, without the per-layer loop.
-        for (j, out) in output.iter_mut().enumerate() {
+        let mut start = 0;
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx2_fma() {
+            // SAFETY: features checked; validate() made every pose as long
+            // as the output.
+            unsafe { super::simd::x86::blend2(a.pose, b.pose, *wa, *wb, output) };
+            start = output.len() / 8 * 8;
+        }
+        for (j, out) in output.iter_mut().enumerate().skip(start) {
             let (x, y) = (&a.pose[j], &b.pose[j]);
             let qa = Vec4::from(x.rotation);
             let qb = Vec4::from(y.rotation);
@@ -390,6 +398,49 @@ mod tests {
         assert!(half[0]
             .translation
             .abs_diff_eq(Vec3::new(0.5, 1.5, 4.0), 1e-6));
+    }
+
+    #[test]
+    fn fast_two_layer_blend_matches_the_general_loop() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(61);
+        let pose = |rng: &mut rand::rngs::StdRng| -> Vec<Transform> {
+            (0..21)
+                .map(|_| Transform {
+                    translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                    rotation: Quat::from_euler(
+                        glam::EulerRot::XYZ,
+                        rng.gen_range(-3.0..3.0),
+                        rng.gen_range(-1.5..1.5),
+                        rng.gen_range(-3.0..3.0),
+                    ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
+                    scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                })
+                .collect()
+        };
+        let a = pose(&mut rng);
+        let b = pose(&mut rng);
+        let rest = vec![Transform::IDENTITY; 21];
+        let fast = run(
+            &[BlendLayer::new(&a, 0.3), BlendLayer::new(&b, 0.9)],
+            &[],
+            &rest,
+        );
+        // A mask of ones takes the general loop.
+        let ones = vec![1.0; 21];
+        let slow = run(
+            &[BlendLayer::masked(&a, 0.3, &ones), BlendLayer::new(&b, 0.9)],
+            &[],
+            &rest,
+        );
+        for j in 0..21 {
+            assert!(
+                fast[j].translation.abs_diff_eq(slow[j].translation, 1e-6),
+                "{j}"
+            );
+            assert!(fast[j].scale.abs_diff_eq(slow[j].scale, 1e-6), "{j}");
+            assert!(fast[j].rotation.dot(slow[j].rotation) > 1.0 - 1e-6, "{j}");
+        }
     }
 
     #[test]

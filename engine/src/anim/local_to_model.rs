@@ -142,17 +142,34 @@ mod tests {
                 let root = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::X);
                 for (from, to) in [(0, n), (n / 2, n), (n / 3, n / 2 + 1)] {
                     let mut want = vec![Affine3A::IDENTITY; n];
-                    LocalToModelJob { skeleton: &s, locals: &locals, root, from: 0, to: n, models: &mut want }
-                        .run_scalar();
+                    LocalToModelJob {
+                        skeleton: &s,
+                        locals: &locals,
+                        root,
+                        from: 0,
+                        to: n,
+                        models: &mut want,
+                    }
+                    .run_scalar();
                     let mut got = want.clone();
                     for m in &mut got[from..to] {
                         *m = Affine3A::ZERO;
                     }
-                    LocalToModelJob { skeleton: &s, locals: &locals, root, from, to, models: &mut got }
-                        .run()
-                        .unwrap();
+                    LocalToModelJob {
+                        skeleton: &s,
+                        locals: &locals,
+                        root,
+                        from,
+                        to,
+                        models: &mut got,
+                    }
+                    .run()
+                    .unwrap();
                     for i in 0..n {
-                        assert!(got[i].abs_diff_eq(want[i], 1e-4), "n {n} shape {shape} joint {i}");
+                        assert!(
+                            got[i].abs_diff_eq(want[i], 1e-4),
+                            "n {n} shape {shape} joint {i}"
+                        );
                     }
                 }
             }

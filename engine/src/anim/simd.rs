@@ -327,7 +327,8 @@ pub(crate) mod x86 {
     #[inline(always)]
     unsafe fn locals8(locals: &[Transform], base: usize, out: &mut Locals) {
         unsafe {
-            let q = |v: usize| &locals.get_unchecked(base + v).rotation as *const Quat as *const f32;
+            let q =
+                |v: usize| &locals.get_unchecked(base + v).rotation as *const Quat as *const f32;
             let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
             let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
             let lo01 = _mm256_unpacklo_ps(r0, r1);
@@ -345,21 +346,46 @@ pub(crate) mod x86 {
             let (sx, sy, sz) = soa3_from(sl(0), sl(1), sl(2), sl(3));
             let two = _mm256_set1_ps(2.0);
             let one = _mm256_set1_ps(1.0);
-            let (x2, y2, z2) = (_mm256_mul_ps(x, two), _mm256_mul_ps(y, two), _mm256_mul_ps(z, two));
-            let (xx, yy, zz) = (_mm256_mul_ps(x, x2), _mm256_mul_ps(y, y2), _mm256_mul_ps(z, z2));
-            let (xy, xz, yz) = (_mm256_mul_ps(x, y2), _mm256_mul_ps(x, z2), _mm256_mul_ps(y, z2));
-            let (wx, wy, wz) = (_mm256_mul_ps(w, x2), _mm256_mul_ps(w, y2), _mm256_mul_ps(w, z2));
+            let (x2, y2, z2) = (
+                _mm256_mul_ps(x, two),
+                _mm256_mul_ps(y, two),
+                _mm256_mul_ps(z, two),
+            );
+            let (xx, yy, zz) = (
+                _mm256_mul_ps(x, x2),
+                _mm256_mul_ps(y, y2),
+                _mm256_mul_ps(z, z2),
+            );
+            let (xy, xz, yz) = (
+                _mm256_mul_ps(x, y2),
+                _mm256_mul_ps(x, z2),
+                _mm256_mul_ps(y, z2),
+            );
+            let (wx, wy, wz) = (
+                _mm256_mul_ps(w, x2),
+                _mm256_mul_ps(w, y2),
+                _mm256_mul_ps(w, z2),
+            );
             let m = &mut out.0;
             let st = |d: &mut [f32; 8], v: __m256| _mm256_store_ps(d.as_mut_ptr(), v);
-            st(&mut m[0], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx));
+            st(
+                &mut m[0],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx),
+            );
             st(&mut m[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), sx));
             st(&mut m[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx));
             st(&mut m[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy));
-            st(&mut m[4], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy));
+            st(
+                &mut m[4],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy),
+            );
             st(&mut m[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), sy));
             st(&mut m[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), sz));
             st(&mut m[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz));
-            st(&mut m[8], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz));
+            st(
+                &mut m[8],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz),
+            );
         }
     }
 
@@ -380,7 +406,12 @@ pub(crate) mod x86 {
         unsafe {
             let load = |m: *const Affine3A| {
                 let p = m as *const f32;
-                (_mm_loadu_ps(p), _mm_loadu_ps(p.add(4)), _mm_loadu_ps(p.add(8)), _mm_loadu_ps(p.add(12)))
+                (
+                    _mm_loadu_ps(p),
+                    _mm_loadu_ps(p.add(4)),
+                    _mm_loadu_ps(p.add(8)),
+                    _mm_loadu_ps(p.add(12)),
+                )
             };
             let root = load(root);
             let mut prev = root;
@@ -394,7 +425,11 @@ pub(crate) mod x86 {
                     for v in 0..count {
                         let t = locals.get_unchecked(base + v);
                         let m = Mat3A::from_quat(t.rotation);
-                        let c = [m.x_axis * t.scale.x, m.y_axis * t.scale.y, m.z_axis * t.scale.z];
+                        let c = [
+                            m.x_axis * t.scale.x,
+                            m.y_axis * t.scale.y,
+                            m.z_axis * t.scale.z,
+                        ];
                         for k in 0..9 {
                             block.0[k][v] = c[k / 3][k % 3];
                         }
@@ -423,7 +458,11 @@ pub(crate) mod x86 {
                     let c2 = col(2);
                     let ct = _mm_add_ps(
                         _mm_fmadd_ps(p0, _mm_broadcast_ss(&t.x), pt),
-                        _mm_fmadd_ps(p1, _mm_broadcast_ss(&t.y), _mm_mul_ps(p2, _mm_broadcast_ss(&t.z))),
+                        _mm_fmadd_ps(
+                            p1,
+                            _mm_broadcast_ss(&t.y),
+                            _mm_mul_ps(p2, _mm_broadcast_ss(&t.z)),
+                        ),
                     );
                     let o = models.as_mut_ptr().add(i) as *mut f32;
                     _mm_storeu_ps(o, c0);
@@ -433,6 +472,112 @@ pub(crate) mod x86 {
                     prev = (c0, c1, c2, ct);
                 }
                 base += count;
+            }
+        }
+    }
+
+    /// Two-layer blend with weights already normalised (`wa + wb = 1`), for
+    /// `out.len() / 8 * 8` joints; the caller does the rest. Rotations are
+    /// blended eight at a time in SoA form (hemisphere check, nlerp);
+    /// translations and scales per joint in 128-bit lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn blend2(
+        a: &[Transform],
+        b: &[Transform],
+        wa: f32,
+        wb: f32,
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            let n = out.len() / 8 * 8;
+            let mask = _mm_set_epi32(0, -1, -1, -1);
+            let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
+            let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
+            let sign = _mm256_set1_ps(-0.0);
+            let quats = |t: &[Transform], base: usize| {
+                let q = |v: usize| &t.get_unchecked(base + v).rotation as *const Quat as *const f32;
+                let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
+                let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+                let lo01 = _mm256_unpacklo_ps(r0, r1);
+                let lo23 = _mm256_unpacklo_ps(r2, r3);
+                let hi01 = _mm256_unpackhi_ps(r0, r1);
+                let hi23 = _mm256_unpackhi_ps(r2, r3);
+                (
+                    _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                    _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
+                )
+            };
+            let mut base = 0;
+            while base < n {
+                let (ax, ay, az, aw) = quats(a, base);
+                let (bx, by, bz, bw) = quats(b, base);
+                let dot = _mm256_fmadd_ps(
+                    ax,
+                    bx,
+                    _mm256_fmadd_ps(ay, by, _mm256_fmadd_ps(az, bz, _mm256_mul_ps(aw, bw))),
+                );
+                // b's weight takes the dot product's sign: same hemisphere.
+                let wbs = _mm256_xor_ps(wb8, _mm256_and_ps(dot, sign));
+                let x = _mm256_fmadd_ps(ax, wa8, _mm256_mul_ps(bx, wbs));
+                let y = _mm256_fmadd_ps(ay, wa8, _mm256_mul_ps(by, wbs));
+                let z = _mm256_fmadd_ps(az, wa8, _mm256_mul_ps(bz, wbs));
+                let w = _mm256_fmadd_ps(aw, wa8, _mm256_mul_ps(bw, wbs));
+                let d = _mm256_fmadd_ps(
+                    x,
+                    x,
+                    _mm256_fmadd_ps(y, y, _mm256_fmadd_ps(z, z, _mm256_mul_ps(w, w))),
+                );
+                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                let r = _mm256_rsqrt_ps(d);
+                let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(r, r));
+                let r = _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                let (x, y, z, w) = (
+                    _mm256_mul_ps(x, r),
+                    _mm256_mul_ps(y, r),
+                    _mm256_mul_ps(z, r),
+                    _mm256_mul_ps(w, r),
+                );
+                let xy_lo = _mm256_unpacklo_ps(x, y);
+                let xy_hi = _mm256_unpackhi_ps(x, y);
+                let zw_lo = _mm256_unpacklo_ps(z, w);
+                let zw_hi = _mm256_unpackhi_ps(z, w);
+                let rows = [
+                    _mm256_shuffle_ps(xy_lo, zw_lo, 0b01_00_01_00),
+                    _mm256_shuffle_ps(xy_lo, zw_lo, 0b11_10_11_10),
+                    _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
+                    _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
+                ];
+                for v in 0..8 {
+                    let i = base + v;
+                    let (ta, tb) = (a.get_unchecked(i), b.get_unchecked(i));
+                    let o = out.as_mut_ptr().add(i);
+                    let t = _mm_fmadd_ps(
+                        _mm_maskload_ps(&ta.translation.x, mask),
+                        wa4,
+                        _mm_mul_ps(_mm_maskload_ps(&tb.translation.x, mask), wb4),
+                    );
+                    let s = _mm_fmadd_ps(
+                        _mm_maskload_ps(&ta.scale.x, mask),
+                        wa4,
+                        _mm_mul_ps(_mm_maskload_ps(&tb.scale.x, mask), wb4),
+                    );
+                    let q = if v < 4 {
+                        _mm256_castps256_ps128(rows[v])
+                    } else {
+                        _mm256_extractf128_ps(rows[v - 4], 1)
+                    };
+                    // 16-byte stores: translation and scale each spill into
+                    // the 4 padding bytes after them, which hold no value.
+                    _mm_storeu_ps(&mut (*o).translation.x, t);
+                    _mm_storeu_ps(&mut (*o).rotation as *mut Quat as *mut f32, q);
+                    _mm_storeu_ps(&mut (*o).scale.x, s);
+                }
+                base += 8;
             }
         }
     }
