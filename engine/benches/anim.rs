@@ -601,7 +601,7 @@ fn summary() {
             opt(r.ozz)
         );
         csv += &format!(
-            "{},{},{},{},{},{},{},{}\n",
+            "\"{}\",{},{},{},{},{},{},{}\n",
             r.what,
             r.unit,
             r.tree64,
@@ -621,7 +621,10 @@ fn summary() {
 
 fn main() {
     if std::env::var_os("ANIM_BENCH_SUMMARY_ONLY").is_none() {
-        let mut c = Criterion::default().configure_from_args();
+        let mut c = Criterion::default()
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2))
+            .configure_from_args();
         criterion_benches(&mut c);
         c.final_summary();
     }

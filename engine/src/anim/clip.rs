@@ -169,6 +169,43 @@ pub(crate) struct QuatBatch {
     pub squad_clamped: Vec<SquadSpan>,
     /// CubicSpline: coefficients as in [`Vec3Batch::data`].
     pub cubic: Vec<Vec4>,
+    /// Squad, the same spans in structure-of-arrays form for the AVX2
+    /// sampler: tracks in groups of eight (the last group padded with
+    /// copies of its last track), each group 20 rows of eight lanes
+    /// (`q1.xyzw, c.xyzw, a.xyzw, b.xyzw, theta1, 1/sin1, theta2, 1/sin2`).
+    /// Interval `i`, group `g` starts at row `(i * groups + g) * 20`.
+    pub squad_soa: Vec<[f32; 8]>,
+    /// The clamped first and last intervals in the same form.
+    pub squad_clamped_soa: Vec<[f32; 8]>,
+}
+
+/// Rows per group of eight SQUAD spans in [`QuatBatch::squad_soa`].
+pub(crate) const SQUAD_ROWS: usize = 20;
+
+/// `spans` holds `tracks` spans per interval; returns their SoA form.
+fn squad_to_soa(spans: &[SquadSpan], tracks: usize) -> Vec<[f32; 8]> {
+    let groups = tracks.div_ceil(8);
+    let intervals = spans.len() / tracks;
+    let mut out = vec![[0.0f32; 8]; intervals * groups * SQUAD_ROWS];
+    for i in 0..intervals {
+        for g in 0..groups {
+            let rows = &mut out[(i * groups + g) * SQUAD_ROWS..][..SQUAD_ROWS];
+            for lane in 0..8 {
+                let k = (g * 8 + lane).min(tracks - 1);
+                let sp = &spans[i * tracks + k];
+                let v = [sp.q1, sp.c, sp.a, sp.b];
+                for (q, quat) in v.iter().enumerate() {
+                    for c in 0..4 {
+                        rows[q * 4 + c][lane] = quat.to_array()[c];
+                    }
+                }
+                for c in 0..4 {
+                    rows[16 + c][lane] = sp.angles.to_array()[c];
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whole-matrix tracks (decomposed at build time) that share a timeline.
@@ -528,6 +565,8 @@ fn layout_quat(
         squad: Vec::new(),
         squad_clamped: Vec::new(),
         cubic: Vec::new(),
+        squad_soa: Vec::new(),
+        squad_clamped_soa: Vec::new(),
     };
     match interpolation {
         Interpolation::Step | Interpolation::Nearest | Interpolation::Linear => {
@@ -578,6 +617,8 @@ fn layout_quat(
                 }));
             }
             debug_assert_eq!(batch.squad_clamped.len(), 2 * nt);
+            batch.squad_soa = squad_to_soa(&batch.squad, nt);
+            batch.squad_clamped_soa = squad_to_soa(&batch.squad_clamped, nt);
         }
         Interpolation::CubicSpline => {
             for i in 0..keys - 1 {

@@ -1,6 +1,6 @@
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Timeline, Vec3Batch, Vec3Field};
+use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Timeline, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
 use super::{AnimError, Clip, Interpolation, Transform};
 
@@ -260,6 +260,24 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
             }
         }
         Interpolation::Squad => {
+            // Eight lanes pay off from a few tracks on; a track alone (key
+            // times shared with no other) goes the scalar way.
+            #[cfg(target_arch = "x86_64")]
+            if nt >= 3 && super::simd::avx2_fma() {
+                let groups = nt.div_ceil(8);
+                let rows = if !looping && (i == 0 || i == last) {
+                    let at = if i == 0 { 0 } else { groups };
+                    &b.squad_clamped_soa[at * SQUAD_ROWS..(at + groups) * SQUAD_ROWS]
+                } else {
+                    &b.squad_soa[i * groups * SQUAD_ROWS..(i + 1) * groups * SQUAD_ROWS]
+                };
+                for (rows, joints) in rows.chunks_exact(SQUAD_ROWS).zip(b.joints.chunks(8)) {
+                    // SAFETY: features checked; every joint index is below the
+                    // output length (validated at build and in validate()).
+                    unsafe { super::simd::x86::squad8(rows, u, joints, out) };
+                }
+                return;
+            }
             let spans = if !looping && (i == 0 || i == last) {
                 let at = if i == 0 { 0 } else { nt };
                 &b.squad_clamped[at..at + nt]

@@ -29,6 +29,7 @@ pub(crate) mod x86 {
 
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
+    use crate::anim::quat::MIN_SLERP_ANGLE;
     use crate::anim::{Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
@@ -578,6 +579,104 @@ pub(crate) mod x86 {
                     _mm_storeu_ps(&mut (*o).scale.x, s);
                 }
                 base += 8;
+            }
+        }
+    }
+
+    /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
+    #[inline(always)]
+    unsafe fn sin8(x: __m256) -> __m256 {
+        unsafe {
+            let x2 = _mm256_mul_ps(x, x);
+            let c = |v: f32| _mm256_set1_ps(v);
+            let p = _mm256_fmadd_ps(c(-1.0 / 39_916_800.0), x2, c(1.0 / 362_880.0));
+            let p = _mm256_fmadd_ps(p, x2, c(-1.0 / 5040.0));
+            let p = _mm256_fmadd_ps(p, x2, c(1.0 / 120.0));
+            let p = _mm256_fmadd_ps(p, x2, c(-1.0 / 6.0));
+            let p = _mm256_fmadd_ps(p, x2, c(1.0));
+            _mm256_mul_ps(x, p)
+        }
+    }
+
+    /// `acos(x)` for x in [0, 1], as `quat::acos01`.
+    #[inline(always)]
+    unsafe fn acos8(x: __m256) -> __m256 {
+        unsafe {
+            let c = |v: f32| _mm256_set1_ps(v);
+            let p = _mm256_fmadd_ps(c(-0.001_262_491_1), x, c(0.006_670_090_1));
+            let p = _mm256_fmadd_ps(p, x, c(-0.017_088_125_6));
+            let p = _mm256_fmadd_ps(p, x, c(0.030_891_881_0));
+            let p = _mm256_fmadd_ps(p, x, c(-0.050_174_304_6));
+            let p = _mm256_fmadd_ps(p, x, c(0.088_978_987_4));
+            let p = _mm256_fmadd_ps(p, x, c(-0.214_598_801_6));
+            let p = _mm256_fmadd_ps(p, x, c(1.570_796_305_0));
+            let r = _mm256_sqrt_ps(_mm256_max_ps(_mm256_sub_ps(c(1.0), x), _mm256_setzero_ps()));
+            _mm256_mul_ps(r, p)
+        }
+    }
+
+    /// `sampling::squad_span` for up to eight tracks at once, from one
+    /// group of `clip::SQUAD_ROWS` SoA rows; writes the rotations of
+    /// `joints` (at most eight).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `rows.len() == SQUAD_ROWS`; every joint is
+    /// inside `out`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn squad8(rows: &[[f32; 8]], u: f32, joints: &[u16], out: &mut [Transform]) {
+        unsafe {
+            let l = |r: usize| _mm256_loadu_ps(rows.get_unchecked(r).as_ptr());
+            let uu = _mm256_set1_ps(u);
+            let vv = _mm256_set1_ps(1.0 - u);
+            let (t1, i1, t2, i2) = (l(16), l(17), l(18), l(19));
+            let s0 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t1)), i1);
+            let s1 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t1)), i1);
+            let s2 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t2)), i2);
+            let s3 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t2)), i2);
+            let p: [__m256; 4] =
+                std::array::from_fn(|c| _mm256_fmadd_ps(l(c), s0, _mm256_mul_ps(l(4 + c), s1)));
+            let r: [__m256; 4] = std::array::from_fn(|c| {
+                _mm256_fmadd_ps(l(8 + c), s2, _mm256_mul_ps(l(12 + c), s3))
+            });
+            let h = 2.0 * u * (1.0 - u);
+            let d = _mm256_fmadd_ps(
+                p[0],
+                r[0],
+                _mm256_fmadd_ps(
+                    p[1],
+                    r[1],
+                    _mm256_fmadd_ps(p[2], r[2], _mm256_mul_ps(p[3], r[3])),
+                ),
+            );
+            // Shortest path: flip r where the dot product is negative.
+            let sign = _mm256_and_ps(d, _mm256_set1_ps(-0.0));
+            let d = _mm256_min_ps(_mm256_xor_ps(d, sign), _mm256_set1_ps(1.0));
+            let theta = _mm256_max_ps(acos8(d), _mm256_set1_ps(MIN_SLERP_ANGLE));
+            let sa = sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - h), theta));
+            let sb = sin8(_mm256_mul_ps(_mm256_set1_ps(h), theta));
+            let inv = _mm256_div_ps(_mm256_set1_ps(1.0), sin8(theta));
+            let wa = _mm256_mul_ps(sa, inv);
+            let wb = _mm256_xor_ps(_mm256_mul_ps(sb, inv), sign);
+            let q: [__m256; 4] =
+                std::array::from_fn(|c| _mm256_fmadd_ps(p[c], wa, _mm256_mul_ps(r[c], wb)));
+            let xy_lo = _mm256_unpacklo_ps(q[0], q[1]);
+            let xy_hi = _mm256_unpackhi_ps(q[0], q[1]);
+            let zw_lo = _mm256_unpacklo_ps(q[2], q[3]);
+            let zw_hi = _mm256_unpackhi_ps(q[2], q[3]);
+            let rows4 = [
+                _mm256_shuffle_ps(xy_lo, zw_lo, 0b01_00_01_00),
+                _mm256_shuffle_ps(xy_lo, zw_lo, 0b11_10_11_10),
+                _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
+                _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
+            ];
+            for (v, &j) in joints.iter().enumerate() {
+                let q = if v < 4 {
+                    _mm256_castps256_ps128(rows4[v])
+                } else {
+                    _mm256_extractf128_ps(rows4[v - 4], 1)
+                };
+                let o = &mut out.get_unchecked_mut(j as usize).rotation as *mut Quat as *mut f32;
+                _mm_storeu_ps(o, q);
             }
         }
     }
