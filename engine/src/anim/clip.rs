@@ -177,6 +177,12 @@ pub(crate) struct QuatBatch {
     pub squad_soa: Vec<[f32; 8]>,
     /// The clamped first and last intervals in the same form.
     pub squad_clamped_soa: Vec<[f32; 8]>,
+    /// Linear, for the AVX2 sampler: keys in groups of eight tracks, four
+    /// rows (x, y, z, w) per group, key `k` group `g` at row
+    /// `(k * groups + g) * 4`; and `[theta, 1/sin]` rows, interval `i`
+    /// group `g` at row `(i * groups + g) * 2`.
+    pub linear_soa_keys: Vec<[f32; 8]>,
+    pub linear_soa_angles: Vec<[f32; 8]>,
 }
 
 /// Rows per group of eight SQUAD spans in [`QuatBatch::squad_soa`].
@@ -567,6 +573,8 @@ fn layout_quat(
         cubic: Vec::new(),
         squad_soa: Vec::new(),
         squad_clamped_soa: Vec::new(),
+        linear_soa_keys: Vec::new(),
+        linear_soa_angles: Vec::new(),
     };
     match interpolation {
         Interpolation::Step | Interpolation::Nearest | Interpolation::Linear => {
@@ -591,6 +599,30 @@ fn layout_quat(
                         let (theta, inv) = slerp_angle(v[i], v[i + 1]);
                         [theta, inv]
                     }));
+                }
+                let groups = nt.div_ceil(8);
+                for k in 0..keys {
+                    for g in 0..groups {
+                        let mut rows = [[0.0f32; 8]; 4];
+                        for lane in 0..8 {
+                            let q = continuous[(g * 8 + lane).min(nt - 1)][k].to_array();
+                            for c in 0..4 {
+                                rows[c][lane] = q[c];
+                            }
+                        }
+                        batch.linear_soa_keys.extend_from_slice(&rows);
+                    }
+                }
+                for i in 0..keys - 1 {
+                    for g in 0..groups {
+                        let mut rows = [[0.0f32; 8]; 2];
+                        for lane in 0..8 {
+                            let [theta, inv] = batch.angles[i * nt + (g * 8 + lane).min(nt - 1)];
+                            rows[0][lane] = theta;
+                            rows[1][lane] = inv;
+                        }
+                        batch.linear_soa_angles.extend_from_slice(&rows);
+                    }
                 }
             }
             continuous.clear();

@@ -659,6 +659,15 @@ pub(crate) mod x86 {
             let wb = _mm256_xor_ps(_mm256_mul_ps(sb, inv), sign);
             let q: [__m256; 4] =
                 std::array::from_fn(|c| _mm256_fmadd_ps(p[c], wa, _mm256_mul_ps(r[c], wb)));
+            store_quats(q, joints, out);
+        }
+    }
+
+    /// Writes eight quaternions given as x, y, z, w lanes into the
+    /// rotations of `joints` (at most eight).
+    #[inline(always)]
+    unsafe fn store_quats(q: [__m256; 4], joints: &[u16], out: &mut [Transform]) {
+        unsafe {
             let xy_lo = _mm256_unpacklo_ps(q[0], q[1]);
             let xy_hi = _mm256_unpackhi_ps(q[0], q[1]);
             let zw_lo = _mm256_unpacklo_ps(q[2], q[3]);
@@ -678,6 +687,32 @@ pub(crate) mod x86 {
                 let o = &mut out.get_unchecked_mut(j as usize).rotation as *mut Quat as *mut f32;
                 _mm_storeu_ps(o, q);
             }
+        }
+    }
+
+    /// Fixed-angle slerp of up to eight tracks from SoA key rows
+    /// (`sampling::fixed_slerp` eight lanes wide).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `k0`, `k1` have 4 rows, `angles` 2; every
+    /// joint is inside `out`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn slerp8(
+        k0: &[[f32; 8]],
+        k1: &[[f32; 8]],
+        angles: &[[f32; 8]],
+        u: f32,
+        joints: &[u16],
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            let l = |r: &[[f32; 8]], i: usize| _mm256_loadu_ps(r.get_unchecked(i).as_ptr());
+            let (theta, inv) = (l(angles, 0), l(angles, 1));
+            let wa = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - u), theta)), inv);
+            let wb = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(u), theta)), inv);
+            let q =
+                std::array::from_fn(|c| _mm256_fmadd_ps(l(k0, c), wa, _mm256_mul_ps(l(k1, c), wb)));
+            store_quats(q, joints, out);
         }
     }
 }
