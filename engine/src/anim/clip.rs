@@ -189,6 +189,7 @@ pub(crate) struct QuatBatch {
 pub(crate) const SQUAD_ROWS: usize = 20;
 
 /// `spans` holds `tracks` spans per interval; returns their SoA form.
+#[allow(clippy::needless_range_loop)]
 fn squad_to_soa(spans: &[SquadSpan], tracks: usize) -> Vec<[f32; 8]> {
     let groups = tracks.div_ceil(8);
     let intervals = spans.len() / tracks;
@@ -255,13 +256,16 @@ struct Track<T> {
     tangents: Vec<[T; 2]>,
 }
 
+/// Tracks of one batch, with their joints.
+type Group<T> = Vec<(u16, Track<T>)>;
+
 #[derive(Default)]
 struct Builder {
     timelines: Vec<Timeline>,
     timeline_ids: HashMap<Vec<u32>, usize>,
-    vec3: HashMap<(usize, Vec3Field, Interpolation), Vec<(u16, Track<Vec3>)>>,
-    quat: HashMap<(usize, Interpolation), Vec<(u16, Track<Quat>)>>,
-    matrix: HashMap<(usize, bool), Vec<(u16, Track<Transform>)>>,
+    vec3: HashMap<(usize, Vec3Field, Interpolation), Group<Vec3>>,
+    quat: HashMap<(usize, Interpolation), Group<Quat>>,
+    matrix: HashMap<(usize, bool), Group<Transform>>,
 }
 
 impl Builder {
@@ -554,6 +558,7 @@ fn squad_span(q0: Quat, q1: Quat, q2: Quat, q3: Quat) -> SquadSpan {
     }
 }
 
+#[allow(clippy::needless_range_loop)]
 fn layout_quat(
     timeline: usize,
     interpolation: Interpolation,

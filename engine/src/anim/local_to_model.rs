@@ -82,6 +82,7 @@ impl<'a> LocalToModelJob<'a> {
     }
 
     /// The definition the fast path is tested against.
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn run_scalar(self) {
         let parents = &self.skeleton.parents()[..self.to];
         for i in self.from..self.to {

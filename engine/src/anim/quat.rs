@@ -32,18 +32,27 @@ pub(crate) fn sin4(x: Vec4) -> Vec4 {
     x * p
 }
 
-/// `acos(x)` for `x` in `[0, 1]`: Abramowitz and Stegun 4.4.46,
-/// |error| <= 2e-8.
+/// Abramowitz and Stegun 4.4.46: `acos(x) = sqrt(1 - x) * sum a_i x^i`
+/// on `[0, 1]`, |error| <= 2e-8. Highest power first, digits as published.
+#[allow(clippy::excessive_precision)]
+pub(crate) const ACOS_COEFFS: [f32; 8] = [
+    -0.001_262_491_1,
+    0.006_670_090_1,
+    -0.017_088_125_6,
+    0.030_891_881_0,
+    -0.050_174_304_6,
+    0.088_978_987_4,
+    -0.214_598_801_6,
+    1.570_796_305_0,
+];
+
+/// `acos(x)` for `x` in `[0, 1]` from [`ACOS_COEFFS`].
 #[inline(always)]
 pub(crate) fn acos01(x: f32) -> f32 {
-    let p = -0.001_262_491_1_f32;
-    let p = p * x + 0.006_670_090_1;
-    let p = p * x - 0.017_088_125_6;
-    let p = p * x + 0.030_891_881_0;
-    let p = p * x - 0.050_174_304_6;
-    let p = p * x + 0.088_978_987_4;
-    let p = p * x - 0.214_598_801_6;
-    let p = p * x + 1.570_796_305_0;
+    let mut p = ACOS_COEFFS[0];
+    for c in &ACOS_COEFFS[1..] {
+        p = p * x + c;
+    }
     (1.0 - x).max(0.0).sqrt() * p
 }
 

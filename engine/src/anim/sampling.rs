@@ -468,9 +468,9 @@ mod tests {
         let keys = random_keys(6, 1);
         let times = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5];
         let clip = rotation_clip(Interpolation::Squad, &keys, &times);
-        for i1 in 0..5 {
+        for (i1, &start) in times.iter().enumerate().take(5) {
             for u in [0.1f32, 0.37, 0.5, 0.81] {
-                let t = times[i1] + 0.5 * u;
+                let t = start + 0.5 * u;
                 let got = sample(&clip, t, PlaybackMode::Loop)[0].rotation;
                 let want = seed_003_squad(&keys, i1 as i64, u as f64);
                 assert!(r::dist(got, want) < 1e-5, "interval {i1} u {u}");

@@ -29,7 +29,7 @@ pub(crate) mod x86 {
 
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
-    use crate::anim::quat::MIN_SLERP_ANGLE;
+    use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
     use crate::anim::{Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
@@ -603,13 +603,10 @@ pub(crate) mod x86 {
     unsafe fn acos8(x: __m256) -> __m256 {
         unsafe {
             let c = |v: f32| _mm256_set1_ps(v);
-            let p = _mm256_fmadd_ps(c(-0.001_262_491_1), x, c(0.006_670_090_1));
-            let p = _mm256_fmadd_ps(p, x, c(-0.017_088_125_6));
-            let p = _mm256_fmadd_ps(p, x, c(0.030_891_881_0));
-            let p = _mm256_fmadd_ps(p, x, c(-0.050_174_304_6));
-            let p = _mm256_fmadd_ps(p, x, c(0.088_978_987_4));
-            let p = _mm256_fmadd_ps(p, x, c(-0.214_598_801_6));
-            let p = _mm256_fmadd_ps(p, x, c(1.570_796_305_0));
+            let mut p = c(ACOS_COEFFS[0]);
+            for &k in &ACOS_COEFFS[1..] {
+                p = _mm256_fmadd_ps(p, x, c(k));
+            }
             let r = _mm256_sqrt_ps(_mm256_max_ps(_mm256_sub_ps(c(1.0), x), _mm256_setzero_ps()));
             _mm256_mul_ps(r, p)
         }
