@@ -30,7 +30,7 @@ pub(crate) mod x86 {
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
-    use crate::anim::{Transform, NO_PARENT};
+    use crate::anim::{DualQuat, Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
     /// four `__m128` (every lane initialised), so two unaligned 256-bit
@@ -711,5 +711,189 @@ pub(crate) mod x86 {
                 std::array::from_fn(|c| _mm256_fmadd_ps(l(k0, c), wa, _mm256_mul_ps(l(k1, c), wb)));
             store_quats(q, joints, out);
         }
+    }
+
+    /// Transposes eight 8-float rows.
+    #[inline(always)]
+    unsafe fn transpose8(r: [__m256; 8]) -> [__m256; 8] {
+        unsafe {
+            let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+            let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+            let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+            let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+            let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            let u0 = _mm256_shuffle_ps(t0, t2, 0b01_00_01_00);
+            let u1 = _mm256_shuffle_ps(t0, t2, 0b11_10_11_10);
+            let u2 = _mm256_shuffle_ps(t1, t3, 0b01_00_01_00);
+            let u3 = _mm256_shuffle_ps(t1, t3, 0b11_10_11_10);
+            let u4 = _mm256_shuffle_ps(t4, t6, 0b01_00_01_00);
+            let u5 = _mm256_shuffle_ps(t4, t6, 0b11_10_11_10);
+            let u6 = _mm256_shuffle_ps(t5, t7, 0b01_00_01_00);
+            let u7 = _mm256_shuffle_ps(t5, t7, 0b11_10_11_10);
+            [
+                _mm256_permute2f128_ps(u0, u4, 0x20),
+                _mm256_permute2f128_ps(u1, u5, 0x20),
+                _mm256_permute2f128_ps(u2, u6, 0x20),
+                _mm256_permute2f128_ps(u3, u7, 0x20),
+                _mm256_permute2f128_ps(u0, u4, 0x31),
+                _mm256_permute2f128_ps(u1, u5, 0x31),
+                _mm256_permute2f128_ps(u2, u6, 0x31),
+                _mm256_permute2f128_ps(u3, u7, 0x31),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn cross8(a: [__m256; 3], b: [__m256; 3]) -> [__m256; 3] {
+        unsafe {
+            [
+                _mm256_fmsub_ps(a[1], b[2], _mm256_mul_ps(a[2], b[1])),
+                _mm256_fmsub_ps(a[2], b[0], _mm256_mul_ps(a[0], b[2])),
+                _mm256_fmsub_ps(a[0], b[1], _mm256_mul_ps(a[1], b[0])),
+            ]
+        }
+    }
+
+    /// `q v q*` for unit `q` (xyz in `r`, w in `w`):
+    /// `t = 2 r x v; v + w t + r x t`.
+    #[inline(always)]
+    unsafe fn rotate8(r: [__m256; 3], w: __m256, v: [__m256; 3]) -> [__m256; 3] {
+        unsafe {
+            let c = cross8(r, v);
+            let two = _mm256_set1_ps(2.0);
+            let t = [
+                _mm256_mul_ps(c[0], two),
+                _mm256_mul_ps(c[1], two),
+                _mm256_mul_ps(c[2], two),
+            ];
+            let rt = cross8(r, t);
+            std::array::from_fn(|i| _mm256_add_ps(_mm256_fmadd_ps(w, t[i], v[i]), rt[i]))
+        }
+    }
+
+    /// Dual-quaternion skinning of `K` influences for the vertices
+    /// `0..(n - 1) / 8 * 8`, eight at a time in SoA form; returns how many
+    /// it did (the caller finishes the rest one by one).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the streams passed
+    /// `skinning::validate_streams`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dqs<const K: usize>(
+        palette: &[DualQuat],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) -> usize {
+        let n = positions.len();
+        let blocks = if n == 0 { 0 } else { (n - 1) / 8 };
+        let with_normals = !normals.is_empty();
+        let sign = _mm256_set1_ps(-0.0);
+        let stride = _mm256_setr_epi32(
+            0,
+            K as i32,
+            2 * K as i32,
+            3 * K as i32,
+            4 * K as i32,
+            5 * K as i32,
+            6 * K as i32,
+            7 * K as i32,
+        );
+        for b in 0..blocks {
+            let base = b * 8;
+            unsafe {
+                let dq = |k: usize| -> [__m256; 8] {
+                    transpose8(std::array::from_fn(|v| {
+                        let j = *joints.get_unchecked((base + v) * K + k) as usize;
+                        _mm256_loadu_ps(palette.as_ptr().add(j) as *const f32)
+                    }))
+                };
+                let first = dq(0);
+                let w0 = _mm256_i32gather_ps::<4>(weights.as_ptr().add(base * K), stride);
+                let mut acc: [__m256; 8] = std::array::from_fn(|c| _mm256_mul_ps(first[c], w0));
+                for k in 1..K {
+                    let q = dq(k);
+                    let w = _mm256_i32gather_ps::<4>(weights.as_ptr().add(base * K + k), stride);
+                    let d = _mm256_fmadd_ps(
+                        q[0],
+                        first[0],
+                        _mm256_fmadd_ps(
+                            q[1],
+                            first[1],
+                            _mm256_fmadd_ps(q[2], first[2], _mm256_mul_ps(q[3], first[3])),
+                        ),
+                    );
+                    // Antipodality: join the first influence's hemisphere.
+                    let w = _mm256_xor_ps(w, _mm256_and_ps(d, sign));
+                    for c in 0..8 {
+                        acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
+                    }
+                }
+                let len2 = _mm256_fmadd_ps(
+                    acc[0],
+                    acc[0],
+                    _mm256_fmadd_ps(
+                        acc[1],
+                        acc[1],
+                        _mm256_fmadd_ps(acc[2], acc[2], _mm256_mul_ps(acc[3], acc[3])),
+                    ),
+                );
+                // Weights that cancel out: identity, as the scalar path.
+                let degenerate = _mm256_cmp_ps::<_CMP_LT_OQ>(len2, _mm256_set1_ps(1e-24));
+                let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
+                let inv = _mm256_andnot_ps(degenerate, inv);
+                let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
+                let rw =
+                    _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
+                let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
+                let dw = _mm256_mul_ps(acc[7], inv);
+                // Translation 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz).
+                let rd = cross8(r, d);
+                let two = _mm256_set1_ps(2.0);
+                let t: [__m256; 3] = std::array::from_fn(|c| {
+                    _mm256_mul_ps(
+                        two,
+                        _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
+                    )
+                });
+                let (px, py, pz) = load_vec3x8(positions, base);
+                let p = rotate8(r, rw, [px, py, pz]);
+                store_vec3x8(
+                    out_positions,
+                    base,
+                    _mm256_add_ps(p[0], t[0]),
+                    _mm256_add_ps(p[1], t[1]),
+                    _mm256_add_ps(p[2], t[2]),
+                );
+                if with_normals {
+                    let (nx, ny, nz) = load_vec3x8(normals, base);
+                    let m = rotate8(r, rw, [nx, ny, nz]);
+                    let dd = _mm256_fmadd_ps(
+                        m[0],
+                        m[0],
+                        _mm256_fmadd_ps(m[1], m[1], _mm256_mul_ps(m[2], m[2])),
+                    );
+                    let dd = _mm256_max_ps(dd, _mm256_set1_ps(1e-30));
+                    let y = _mm256_rsqrt_ps(dd);
+                    let h =
+                        _mm256_mul_ps(_mm256_mul_ps(dd, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                    store_vec3x8(
+                        out_normals,
+                        base,
+                        _mm256_mul_ps(m[0], y),
+                        _mm256_mul_ps(m[1], y),
+                        _mm256_mul_ps(m[2], y),
+                    );
+                }
+            }
+        }
+        blocks * 8
     }
 }

@@ -308,58 +308,105 @@ impl DualQuatSkinningJob<'_> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         let k = self.per_vertex;
-        let with_normals = !self.normals.is_empty();
-        let scaled = !self.scale_shear.is_empty();
-        for v in 0..self.positions.len() {
-            let js = &self.joints[v * k..v * k + k];
-            let ws = &self.weights[v * k..v * k + k];
-            let first = Vec4::from_array(self.palette[js[0] as usize].real);
-            let mut real = Vec4::ZERO;
-            let mut dual = Vec4::ZERO;
-            let mut s3 = Mat3A::ZERO;
-            for (&j, &w) in js.iter().zip(ws) {
-                let dq = &self.palette[j as usize];
-                let r = Vec4::from_array(dq.real);
-                // Antipodality: join the first influence's hemisphere.
-                let w_signed = if r.dot(first) < 0.0 { -w } else { w };
-                real += r * w_signed;
-                dual += Vec4::from_array(dq.dual) * w_signed;
-                if scaled {
-                    s3 += self.scale_shear[j as usize] * w;
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if self.scale_shear.is_empty() && super::simd::avx2_fma() {
+            use super::simd::x86;
+            let (pal, j, w) = (self.palette, self.joints, self.weights);
+            let (p, n) = (self.positions, self.normals);
+            let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
+            // SAFETY: features checked, streams validated.
+            done = unsafe {
+                match k {
+                    1 => x86::dqs::<1>(pal, j, w, p, n, op, on),
+                    2 => x86::dqs::<2>(pal, j, w, p, n, op, on),
+                    3 => x86::dqs::<3>(pal, j, w, p, n, op, on),
+                    4 => x86::dqs::<4>(pal, j, w, p, n, op, on),
+                    _ => 0,
                 }
-            }
-            let mut p = Vec3A::from(self.positions[v]);
-            let mut n = if with_normals {
-                Vec3A::from(self.normals[v])
-            } else {
-                Vec3A::ZERO
             };
+        }
+        dqs_reference(
+            self.palette,
+            self.scale_shear,
+            k,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+            done,
+        );
+        Ok(())
+    }
+}
+
+/// The scalar DQS loop over vertices `from..`: the definition the fast
+/// path is tested against.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dqs_reference(
+    palette: &[DualQuat],
+    scale_shear: &[Mat3A],
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+    from: usize,
+) {
+    let with_normals = !normals.is_empty();
+    let scaled = !scale_shear.is_empty();
+    for v in from..positions.len() {
+        let js = &joints[v * k..v * k + k];
+        let ws = &weights[v * k..v * k + k];
+        let first = Vec4::from_array(palette[js[0] as usize].real);
+        let mut real = Vec4::ZERO;
+        let mut dual = Vec4::ZERO;
+        let mut s3 = Mat3A::ZERO;
+        for (&j, &w) in js.iter().zip(ws) {
+            let dq = &palette[j as usize];
+            let r = Vec4::from_array(dq.real);
+            // Antipodality: join the first influence's hemisphere.
+            let w_signed = if r.dot(first) < 0.0 { -w } else { w };
+            real += r * w_signed;
+            dual += Vec4::from_array(dq.dual) * w_signed;
             if scaled {
-                p = s3 * p;
-                n = cofactor(&s3) * n;
-            }
-            let len = real.length();
-            if len < 1e-12 {
-                // Weights that cancel out: nothing sensible to rotate by.
-                self.out_positions[v] = p.into();
-                if with_normals {
-                    self.out_normals[v] = n.normalize_or_zero().into();
-                }
-                continue;
-            }
-            let inv = 1.0 / len;
-            let r = Quat::from_vec4(real * inv);
-            let d = dual * inv;
-            // Translation of the normalised blend: 2 (d * conj(r)).xyz.
-            let rv = Vec3A::new(r.x, r.y, r.z);
-            let dv = Vec3A::new(d.x, d.y, d.z);
-            let t = (dv * r.w - rv * d.w + rv.cross(dv)) * 2.0;
-            self.out_positions[v] = (r * p + t).into();
-            if with_normals {
-                self.out_normals[v] = (r * n).normalize_or_zero().into();
+                s3 += scale_shear[j as usize] * w;
             }
         }
-        Ok(())
+        let mut p = Vec3A::from(positions[v]);
+        let mut n = if with_normals {
+            Vec3A::from(normals[v])
+        } else {
+            Vec3A::ZERO
+        };
+        if scaled {
+            p = s3 * p;
+            n = cofactor(&s3) * n;
+        }
+        let len = real.length();
+        if len < 1e-12 {
+            // Weights that cancel out: nothing sensible to rotate by.
+            out_positions[v] = p.into();
+            if with_normals {
+                out_normals[v] = n.normalize_or_zero().into();
+            }
+            continue;
+        }
+        let inv = 1.0 / len;
+        let r = Quat::from_vec4(real * inv);
+        let d = dual * inv;
+        // Translation of the normalised blend: 2 (d * conj(r)).xyz.
+        let rv = Vec3A::new(r.x, r.y, r.z);
+        let dv = Vec3A::new(d.x, d.y, d.z);
+        let t = (dv * r.w - rv * d.w + rv.cross(dv)) * 2.0;
+        out_positions[v] = (r * p + t).into();
+        if with_normals {
+            out_normals[v] = (r * n).normalize_or_zero().into();
+        }
     }
 }
 
@@ -719,6 +766,47 @@ mod tests {
                     &mut [],
                 );
                 assert!(rp.iter().zip(&fp).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+            }
+        }
+    }
+
+    #[test]
+    fn fast_dqs_matches_the_scalar_definition() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(71);
+        let skin: Vec<Affine3A> = (0..12).map(|_| random_rigid(&mut rng)).collect();
+        let mut dq = vec![DualQuat::default(); 12];
+        encode_dual_quat(&skin, &PaletteHierarchy::flat(12), &mut dq).unwrap();
+        // Random signs: the hemisphere fix must see them.
+        for (i, d) in dq.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                *d = d.negate();
+            }
+        }
+        for k in 1..=5 {
+            let m = random_mesh(&mut rng, 203, k, 12);
+            let n = m.positions.len();
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            dqs_reference(
+                &dq,
+                &[],
+                k,
+                &m.joints,
+                &m.weights,
+                &m.positions,
+                &m.normals,
+                &mut rp,
+                &mut rn,
+                0,
+            );
+            let (fp, fn_) = dqs(&dq, &[], &m);
+            for i in 0..n {
+                assert!(
+                    rp[i].abs_diff_eq(fp[i], 1e-5),
+                    "k {k} vertex {i}: {} {}",
+                    rp[i],
+                    fp[i]
+                );
+                assert!(rn[i].abs_diff_eq(fn_[i], 1e-5), "k {k} vertex {i}");
             }
         }
     }
