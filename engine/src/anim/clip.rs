@@ -226,6 +226,40 @@ pub(crate) struct MatrixBatch {
     pub keys: Vec<Transform>,
 }
 
+/// Batches narrower than this go to the solo layout instead.
+pub(crate) const SOLO_BELOW: usize = 3;
+
+/// Linear translation or scale tracks whose key times few other tracks
+/// share: track-major, one entry per track, so sampling one touches its
+/// own two keys and little else (a batch per track would scatter the
+/// sampler over many small allocations).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SoloVec3 {
+    pub joints: Vec<u16>,
+    pub fields: Vec<Vec3Field>,
+    pub timelines: Vec<u32>,
+    /// First key of each track in `keys`.
+    pub offsets: Vec<u32>,
+    pub keys: Vec<Vec3A>,
+}
+
+/// Linear and SQUAD rotation tracks in the solo layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SoloQuat {
+    pub joints: Vec<u16>,
+    pub squad: Vec<bool>,
+    pub timelines: Vec<u32>,
+    /// Linear: first key in `keys` and first interval in `angles`;
+    /// Squad: first interval in `spans` (unused second offset).
+    pub offsets: Vec<[u32; 2]>,
+    pub keys: Vec<Quat>,
+    pub angles: Vec<[f32; 2]>,
+    pub spans: Vec<SquadSpan>,
+    /// Squad: the clamped first and last interval of the k-th track at
+    /// `2k` and `2k + 1` (unused entries for linear tracks).
+    pub clamped: Vec<SquadSpan>,
+}
+
 /// A runtime clip: validated once, immutable, laid out for sampling.
 ///
 /// Tracks are grouped by (key times, channel, interpolation); each group's
@@ -246,6 +280,8 @@ pub struct Clip {
     pub(crate) vec3_batches: Vec<Vec3Batch>,
     pub(crate) quat_batches: Vec<QuatBatch>,
     pub(crate) matrix_batches: Vec<MatrixBatch>,
+    pub(crate) solo_vec3: SoloVec3,
+    pub(crate) solo_quat: SoloQuat,
 }
 
 /// A validated track before layout.
@@ -429,18 +465,59 @@ impl Clip {
             .map(|j| j as u16)
             .collect();
         let timelines = std::mem::take(&mut b.timelines);
-        let vec3_batches = sorted(std::mem::take(&mut b.vec3))
-            .into_iter()
-            .map(|((timeline, field, interpolation), tracks)| {
-                layout_vec3(timeline, field, interpolation, tracks, &timelines[timeline])
-            })
-            .collect();
-        let quat_batches = sorted(std::mem::take(&mut b.quat))
-            .into_iter()
-            .map(|((timeline, interpolation), tracks)| {
-                layout_quat(timeline, interpolation, tracks, &timelines[timeline])
-            })
-            .collect();
+        let mut solo_vec3 = SoloVec3::default();
+        let mut vec3_batches = Vec::new();
+        for ((timeline, field, interpolation), tracks) in sorted(std::mem::take(&mut b.vec3)) {
+            if tracks.len() < SOLO_BELOW && interpolation == Interpolation::Linear {
+                for (joint, t) in tracks {
+                    solo_vec3.joints.push(joint);
+                    solo_vec3.fields.push(field);
+                    solo_vec3.timelines.push(timeline as u32);
+                    solo_vec3.offsets.push(solo_vec3.keys.len() as u32);
+                    solo_vec3
+                        .keys
+                        .extend(t.values.iter().map(|&v| Vec3A::from(v)));
+                }
+            } else {
+                let tl = &timelines[timeline];
+                vec3_batches.push(layout_vec3(timeline, field, interpolation, tracks, tl));
+            }
+        }
+        let mut solo_quat = SoloQuat::default();
+        let mut quat_batches = Vec::new();
+        for ((timeline, interpolation), tracks) in sorted(std::mem::take(&mut b.quat)) {
+            let tl = &timelines[timeline];
+            let squad = interpolation == Interpolation::Squad;
+            if tracks.len() < SOLO_BELOW && (squad || interpolation == Interpolation::Linear) {
+                for (joint, t) in tracks {
+                    // The batch layout of a one-track group, moved over.
+                    let one = layout_quat(timeline, interpolation, vec![(joint, t)], tl);
+                    let s = &mut solo_quat;
+                    s.joints.push(joint);
+                    s.squad.push(squad);
+                    s.timelines.push(timeline as u32);
+                    if squad {
+                        s.offsets.push([s.spans.len() as u32, 0]);
+                        s.spans.extend_from_slice(&one.squad);
+                        s.clamped.extend_from_slice(&one.squad_clamped);
+                    } else {
+                        s.offsets.push([s.keys.len() as u32, s.angles.len() as u32]);
+                        s.keys.extend_from_slice(&one.keys);
+                        s.angles.extend_from_slice(&one.angles);
+                        let filler = SquadSpan {
+                            q1: Quat::IDENTITY,
+                            c: Quat::IDENTITY,
+                            a: Quat::IDENTITY,
+                            b: Quat::IDENTITY,
+                            angles: Vec4::ZERO,
+                        };
+                        s.clamped.extend_from_slice(&[filler, filler]);
+                    }
+                }
+            } else {
+                quat_batches.push(layout_quat(timeline, interpolation, tracks, tl));
+            }
+        }
         let matrix_batches = sorted(std::mem::take(&mut b.matrix))
             .into_iter()
             .map(|((timeline, _), tracks)| {
@@ -467,6 +544,8 @@ impl Clip {
             vec3_batches,
             quat_batches,
             matrix_batches,
+            solo_vec3,
+            solo_quat,
         })
     }
 

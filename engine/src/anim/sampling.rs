@@ -128,6 +128,7 @@ impl SamplingJob<'_> {
             let last = clip.timelines[b.timeline].times.len() - 2;
             sample_quat(b, i as usize, u, looping, last, out);
         }
+        sample_solo(clip, &ctx.located, looping, out);
         for b in &clip.matrix_batches {
             let (i, u) = ctx.located[b.timeline];
             sample_matrix(b, i as usize, u, out);
@@ -151,18 +152,37 @@ fn locate(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
         *cursor = (n - 2) as u32;
         return (n - 2, 1.0);
     }
+    // Forward playback moves at most one interval per sample: step the
+    // cursor without a branch, then check it (mispredicted branches, not
+    // arithmetic, are what a per-track cursor costs).
     let c = (*cursor as usize).min(n - 2);
-    // Here times[0] < t < times[n-1], so the search below finds 0..=n-2.
+    let c = c + usize::from(times[c + 1] <= t && c + 2 < n);
+    // Here times[0] < t < times[n-1], so either search finds 0..=n-2.
     let i = if times[c] <= t && t < times[c + 1] {
         c
-    } else if c + 2 < n && times[c + 1] <= t && t < times[c + 2] {
-        c + 1
     } else {
-        times.partition_point(|&k| k <= t) - 1
+        keys_at_or_before(times, t) - 1
     };
     *cursor = i as u32;
     let u = ((t - times[i]) * tl.inv_span[i]).clamp(0.0, 1.0);
     (i, u)
+}
+
+/// How many keys are at or before `t` (`partition_point(|k| k <= t)` on
+/// sorted times), as a branchless binary search: a random seek costs a
+/// fixed handful of compare-and-moves instead of mispredicted branches.
+#[inline]
+fn keys_at_or_before(times: &[f32], t: f32) -> usize {
+    let mut base = 0;
+    let mut len = times.len();
+    while len > 1 {
+        let half = len / 2;
+        if times[base + half] <= t {
+            base += half;
+        }
+        len -= half;
+    }
+    base + usize::from(!times.is_empty() && times[base] <= t)
 }
 
 #[inline(always)]
@@ -318,6 +338,38 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
                 out[j as usize].rotation = Quat::from_vec4(v.normalize_or(Vec4::W));
             }
         }
+    }
+}
+
+/// Tracks in the solo layout, each with its own timeline's interval.
+fn sample_solo(clip: &Clip, located: &[(u32, f32)], looping: bool, out: &mut [Transform]) {
+    let s = &clip.solo_vec3;
+    for k in 0..s.joints.len() {
+        let (i, u) = located[s.timelines[k] as usize];
+        let at = s.offsets[k] as usize + i as usize;
+        let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
+        set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
+    }
+    let s = &clip.solo_quat;
+    for k in 0..s.joints.len() {
+        let tl = s.timelines[k] as usize;
+        let (i, u) = located[tl];
+        let i = i as usize;
+        let [a, b] = s.offsets[k];
+        let q = if s.squad[k] {
+            let last = clip.timelines[tl].times.len() - 2;
+            let span = if !looping && (i == 0 || i == last) {
+                &s.clamped[2 * k + usize::from(i != 0)]
+            } else {
+                &s.spans[a as usize + i]
+            };
+            squad_span(span, u)
+        } else {
+            let (a, b) = (a as usize + i, b as usize + i);
+            let [theta, inv] = s.angles[b];
+            Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
+        };
+        out[s.joints[k] as usize].rotation = q;
     }
 }
 
@@ -738,6 +790,23 @@ mod tests {
                 assert_eq!(out, sample(&clip, t, PlaybackMode::Loop), "t {t}");
             }
         }
+    }
+
+    #[test]
+    fn branchless_search_is_partition_point() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for n in 1..40 {
+            let mut times: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0..4.0f32).floor()).collect();
+            times.sort_by(f32::total_cmp);
+            for t in [-1.0f32, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 9.0] {
+                assert_eq!(
+                    keys_at_or_before(&times, t),
+                    times.partition_point(|&k| k <= t),
+                    "{times:?} {t}"
+                );
+            }
+        }
+        assert_eq!(keys_at_or_before(&[], 1.0), 0);
     }
 
     #[test]
