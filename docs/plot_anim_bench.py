@@ -35,9 +35,11 @@ for i, r in enumerate(rows):
     y = len(rows) - 1 - i
     vals = [(label, num(r[key]), c) for (key, label), c in zip(configs, colors)]
     vals = [v for v in vals if v[1] is not None]
+    if r["unit"] == "ns/vertex":
+        vals = [("100k vertices, 64-joint palette", v, "#dd8452") for (_, v, _) in vals]
     for k, (label, v, c) in enumerate(vals):
         off = (k - (len(vals) - 1) / 2) * height
-        ax.barh(y + off, v, height=height, color=c, label=label if i == 0 or len(vals) == 1 and label == "tree 64" else None)
+        ax.barh(y + off, v, height=height, color=c, label=label)
     t, o = num(r["target"]), num(r["ozz"])
     span = height * max(len(vals), 1) / 2 + 0.05
     if t is not None:
