@@ -232,15 +232,34 @@ pub(crate) mod x86 {
         for b in 0..blocks {
             let base = b * 8;
             unsafe {
-                for (i, row) in block.0.iter_mut().enumerate() {
-                    let (acc0, acc1) = blend(base + i);
-                    _mm256_store_ps(row.as_mut_ptr(), acc0);
-                    _mm256_store_ps(row.as_mut_ptr().add(8), acc1);
-                }
-                let (c0x, c0y, c0z) = soa3(&block, 0);
-                let (c1x, c1y, c1z) = soa3(&block, 1);
-                let (c2x, c2y, c2z) = soa3(&block, 2);
-                let (tx, ty, tz) = soa3(&block, 3);
+                let ([c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [tx, ty, tz]) = if K == 1 {
+                    // One influence: the matrices come straight from the
+                    // palette into SoA form, then take their weights.
+                    let col = |chunk: usize| {
+                        let p = |v: usize| {
+                            let j = *joints.get_unchecked(base + v) as usize;
+                            (sp.add(j) as *const f32).add(chunk * 4)
+                        };
+                        let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
+                        soa3_from(l(0), l(1), l(2), l(3))
+                    };
+                    let w = _mm256_loadu_ps(weights.as_ptr().add(base));
+                    let sc = |(x, y, z): (__m256, __m256, __m256)| {
+                        [_mm256_mul_ps(x, w), _mm256_mul_ps(y, w), _mm256_mul_ps(z, w)]
+                    };
+                    (sc(col(0)), sc(col(1)), sc(col(2)), sc(col(3)))
+                } else {
+                    for (i, row) in block.0.iter_mut().enumerate() {
+                        let (acc0, acc1) = blend(base + i);
+                        _mm256_store_ps(row.as_mut_ptr(), acc0);
+                        _mm256_store_ps(row.as_mut_ptr().add(8), acc1);
+                    }
+                    let a = |c: usize| {
+                        let (x, y, z) = soa3(&block, c);
+                        [x, y, z]
+                    };
+                    (a(0), a(1), a(2), a(3))
+                };
                 let (px, py, pz) = load_vec3x8(positions, base);
                 let ox = _mm256_fmadd_ps(
                     c0x,
