@@ -3,6 +3,18 @@
 //!
 //! Every operation is a small job: a plain struct of input and output slices
 //! with `validate()` and `run()`, no hidden state.
+//!
+//! A frame on the CPU: [`SamplingJob`] (or [`Playback`]) per clip into local
+//! [`Transform`]s, [`BlendingJob`] to mix them, [`LocalToModelJob`] to model
+//! matrices, [`Skin::skin_matrices`] then one palette encoder
+//! ([`encode_4x3`], [`encode_quat_translation`], [`encode_dual_quat`]) for
+//! the GPU, or a CPU skinning job ([`LinearBlendJob`],
+//! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
+//!
+//! Sampling, blending, local-to-model and the LBS and DQS skinning loops have
+//! AVX2 + FMA versions chosen at run time; the scalar code they replace is
+//! kept as their tested definition, and `VKSKIN_SCALAR=1` in the environment
+//! forces it.
 
 mod blending;
 mod clip;

@@ -245,7 +245,11 @@ pub(crate) mod x86 {
                     };
                     let w = _mm256_loadu_ps(weights.as_ptr().add(base));
                     let sc = |(x, y, z): (__m256, __m256, __m256)| {
-                        [_mm256_mul_ps(x, w), _mm256_mul_ps(y, w), _mm256_mul_ps(z, w)]
+                        [
+                            _mm256_mul_ps(x, w),
+                            _mm256_mul_ps(y, w),
+                            _mm256_mul_ps(z, w),
+                        ]
                     };
                     (sc(col(0)), sc(col(1)), sc(col(2)), sc(col(3)))
                 } else {
