@@ -70,8 +70,8 @@ pub(crate) fn slerp_angle(a: Quat, b: Quat) -> (f32, f32) {
     (theta, 1.0 / sin4(Vec4::splat(theta)).x)
 }
 
-/// Shortest-path spherical linear interpolation. Unlike glam's, its weights
-/// come from [`sin4`] and [`acos01`], so it stays accurate to about 1e-7 and
+/// Shortest-path spherical linear interpolation. Its weights come from a
+/// sine and an arccosine polynomial, so it stays accurate to about 1e-7 and
 /// vectorises; unlike D3DX's it never falls back to an unnormalised lerp.
 #[inline]
 pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
