@@ -470,22 +470,27 @@ pub(crate) mod x86 {
                         load(models.as_ptr().add(p as usize))
                     };
                     let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
+                    // Plain FMA chains: three operations a column. Along a
+                    // chain skeleton that is one more FMA latency per joint
+                    // than a tree of adds, but fewer operations win elsewhere.
                     let col = |k: usize| {
-                        _mm_add_ps(
-                            _mm_fmadd_ps(p0, b(3 * k), _mm_mul_ps(p1, b(3 * k + 1))),
-                            _mm_mul_ps(p2, b(3 * k + 2)),
+                        _mm_fmadd_ps(
+                            p0,
+                            b(3 * k),
+                            _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
                         )
                     };
                     let t = &locals.get_unchecked(i).translation;
                     let c0 = col(0);
                     let c1 = col(1);
                     let c2 = col(2);
-                    let ct = _mm_add_ps(
-                        _mm_fmadd_ps(p0, _mm_broadcast_ss(&t.x), pt),
+                    let ct = _mm_fmadd_ps(
+                        p0,
+                        _mm_broadcast_ss(&t.x),
                         _mm_fmadd_ps(
                             p1,
                             _mm_broadcast_ss(&t.y),
-                            _mm_mul_ps(p2, _mm_broadcast_ss(&t.z)),
+                            _mm_fmadd_ps(p2, _mm_broadcast_ss(&t.z), pt),
                         ),
                     );
                     let o = models.as_mut_ptr().add(i) as *mut f32;
