@@ -149,41 +149,45 @@ pub(crate) mod x86 {
         }
     }
 
-    /// x, y, z of `v[base..base + 8]`. Needs `base + 8 < v.len()`: each
-    /// 16-byte load takes the next element's x as its fourth lane.
+    /// x, y, z of `v[base..base + 8]` (needs `base + 8 <= v.len()`): three
+    /// full loads of the 24 floats, blends that gather each component's
+    /// lanes, and one cross-lane permute per component to order them.
     #[inline(always)]
     unsafe fn load_vec3x8(v: &[Vec3], base: usize) -> (__m256, __m256, __m256) {
         unsafe {
-            let p = |i: usize| v.as_ptr().add(base + i) as *const f32;
-            let l = |i: usize| _mm256_loadu2_m128(p(i + 4), p(i));
-            soa3_from(l(0), l(1), l(2), l(3))
+            let p = v.as_ptr().add(base) as *const f32;
+            let m0 = _mm256_loadu_ps(p); // x0 y0 z0 x1 y1 z1 x2 y2
+            let m1 = _mm256_loadu_ps(p.add(8)); // z2 x3 y3 z3 x4 y4 z4 x5
+            let m2 = _mm256_loadu_ps(p.add(16)); // y5 z5 x6 y6 z6 x7 y7 z7
+                                                 // x: lanes 0,3,6 of m0, 1,4,7 of m1, 2,5 of m2.
+            let x = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b1001_0010), m2, 0b0010_0100);
+            let y = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b0010_0100), m2, 0b0100_1001);
+            let z = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b0100_1001), m2, 0b1001_0010);
+            (
+                _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5)),
+                _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6)),
+                _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7)),
+            )
         }
     }
 
-    /// Writes x, y, z into `v[base..base + 8]`. Needs `base + 8 < v.len()`:
-    /// each 16-byte store spills into the next element's x, which the next
-    /// store (or the caller's next block) overwrites.
+    /// Writes x, y, z into `v[base..base + 8]` (needs `base + 8 <=
+    /// v.len()`): the inverse of [`load_vec3x8`].
     #[inline(always)]
     unsafe fn store_vec3x8(v: &mut [Vec3], base: usize, x: __m256, y: __m256, z: __m256) {
         unsafe {
-            let xy_lo = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1 | x4 y4 x5 y5
-            let xy_hi = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3 | x6 y6 x7 y7
-            let z0 = _mm256_unpacklo_ps(z, z); // z0 z0 z1 z1 | z4 ..
-            let z1 = _mm256_unpackhi_ps(z, z); // z2 z2 z3 z3 | z6 ..
-            let r0 = _mm256_shuffle_ps(xy_lo, z0, 0b01_00_01_00); // x0 y0 z0 z0 | 4
-            let r1 = _mm256_shuffle_ps(xy_lo, z0, 0b11_10_11_10); // x1 y1 z1 z1 | 5
-            let r2 = _mm256_shuffle_ps(xy_hi, z1, 0b01_00_01_00); // 2 | 6
-            let r3 = _mm256_shuffle_ps(xy_hi, z1, 0b11_10_11_10); // 3 | 7
-            let out = v.as_mut_ptr().add(base) as *mut f32;
-            let p = |i: usize| out.add(3 * i);
-            _mm_storeu_ps(p(0), _mm256_castps256_ps128(r0));
-            _mm_storeu_ps(p(1), _mm256_castps256_ps128(r1));
-            _mm_storeu_ps(p(2), _mm256_castps256_ps128(r2));
-            _mm_storeu_ps(p(3), _mm256_castps256_ps128(r3));
-            _mm_storeu_ps(p(4), _mm256_extractf128_ps(r0, 1));
-            _mm_storeu_ps(p(5), _mm256_extractf128_ps(r1, 1));
-            _mm_storeu_ps(p(6), _mm256_extractf128_ps(r2, 1));
-            _mm_storeu_ps(p(7), _mm256_extractf128_ps(r3, 1));
+            // Put each component's lanes where the interleaved rows want them,
+            // then blend the three rows out.
+            let x = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+            let y = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+            let z = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+            let m0 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b1001_0010), z, 0b0010_0100);
+            let m1 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b0010_0100), z, 0b0100_1001);
+            let m2 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b0100_1001), z, 0b1001_0010);
+            let p = v.as_mut_ptr().add(base) as *mut f32;
+            _mm256_storeu_ps(p, m0);
+            _mm256_storeu_ps(p.add(8), m1);
+            _mm256_storeu_ps(p.add(16), m2);
         }
     }
 
@@ -191,7 +195,7 @@ pub(crate) mod x86 {
     /// matrix is blended in AVX registers, then eight at a time are turned
     /// into structure-of-arrays form for the position, the cofactor normal
     /// and its normalisation, which then cost a few lanes each. The last
-    /// vertices (fewer than eight, plus one) go one at a time.
+    /// vertices (fewer than eight) go one at a time.
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
@@ -228,7 +232,7 @@ pub(crate) mod x86 {
                 (acc0, acc1)
             }
         };
-        let blocks = if n == 0 { 0 } else { (n - 1) / 8 };
+        let blocks = n / 8;
         for b in 0..blocks {
             let base = b * 8;
             unsafe {
@@ -803,7 +807,7 @@ pub(crate) mod x86 {
     }
 
     /// Dual-quaternion skinning of `K` influences for the vertices
-    /// `0..(n - 1) / 8 * 8`, eight at a time in SoA form; returns how many
+    /// `0..n / 8 * 8`, eight at a time in SoA form; returns how many
     /// it did (the caller finishes the rest one by one).
     ///
     /// # Safety
@@ -820,7 +824,7 @@ pub(crate) mod x86 {
         out_normals: &mut [Vec3],
     ) -> usize {
         let n = positions.len();
-        let blocks = if n == 0 { 0 } else { (n - 1) / 8 };
+        let blocks = n / 8;
         let with_normals = !normals.is_empty();
         let sign = _mm256_set1_ps(-0.0);
         let stride = _mm256_setr_epi32(
