@@ -1,13 +1,18 @@
-use glam::{Affine3A, Quat, Vec3};
+use std::collections::HashMap;
 
+use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
+
+use super::quat::{slerp_angle, squad_setup};
 use super::{AnimError, Skeleton, Transform};
 
 /// How a track moves between its keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Interpolation {
     /// Hold each key's value until the next key.
     Step,
-    /// Lerp; shortest-path slerp for rotations.
+    /// Lerp; shortest-path slerp for rotations (glTF's LINEAR). The slerp
+    /// weights come from precomputed key angles and a sine polynomial, so it
+    /// costs little more than an nlerp and has none of its speed error.
     Linear,
     /// Rotations only: spherical quadrangle interpolation with Direct3D's
     /// `D3DXQuaternionSquadSetup` control points (seed 003).
@@ -15,7 +20,8 @@ pub enum Interpolation {
     /// glTF cubic Hermite spline with per-key in and out tangents, scaled by
     /// the key interval; rotations normalised after evaluation.
     CubicSpline,
-    /// The nearer of the two surrounding keys (seed 003's rule for matrix keys).
+    /// The nearer of the two surrounding keys, the earlier one at exactly
+    /// half way (seed 003's rule for matrix keys).
     Nearest,
 }
 
@@ -95,39 +101,247 @@ pub struct RawClip {
     pub tracks: Vec<RawJointTrack>,
 }
 
-/// A validated track of the runtime clip.
+/// Key times shared by every track that has exactly these times: a clip
+/// exported with one sampler per joint (glTF) or one key set per frame
+/// (.x) has a handful, so the sampler locates the current key interval once
+/// per timeline instead of once per track.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Track<T> {
-    pub interpolation: Interpolation,
+pub(crate) struct Timeline {
+    /// At least two keys, non-decreasing.
     pub times: Vec<f32>,
-    pub values: Vec<T>,
-    pub tangents: Vec<[T; 2]>,
+    /// `1 / (times[i+1] - times[i])`, zero for zero-length intervals.
+    pub inv_span: Vec<f32>,
 }
 
+/// Which part of a joint's transform a vec3 batch writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Vec3Field {
+    Translation,
+    Scale,
+}
+
+/// Translation or scale tracks that share a timeline, a field and an
+/// interpolation. Data are interval-major: everything sampled at one time
+/// lies together.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct JointChannels {
-    /// Value of every channel that has no track: the skeleton's bind pose.
-    pub rest: Transform,
-    pub translation: Option<Track<Vec3>>,
-    pub rotation: Option<Track<Quat>>,
-    pub scale: Option<Track<Vec3>>,
-    /// Matrix keys, decomposed once at build time.
-    pub matrix: Option<Track<Transform>>,
+pub(crate) struct Vec3Batch {
+    pub timeline: usize,
+    pub field: Vec3Field,
+    pub interpolation: Interpolation,
+    pub joints: Vec<u16>,
+    /// Step, Nearest, Linear: key `k` of track `j` at `k * tracks + j`.
+    /// CubicSpline: the coefficients `c0 + c1 u + c2 u^2 + c3 u^3` of
+    /// interval `i` of track `j` at `(i * tracks + j) * 4 ..`.
+    pub data: Vec<Vec3A>,
 }
 
-/// A runtime clip: validated, one entry per skeleton joint, untracked
-/// channels filled from the skeleton's bind pose.
+/// One SQUAD interval, set up once at build time: `Squad(q1, a, b, c, u)`
+/// with the two fixed-end slerps' angles and reciprocal sines
+/// (`angles = [theta(q1, c), 1/sin, theta(a, b), 1/sin]`); `b` is already in
+/// `a`'s hemisphere, `c` in `q1`'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SquadSpan {
+    pub q1: Quat,
+    pub c: Quat,
+    pub a: Quat,
+    pub b: Quat,
+    pub angles: Vec4,
+}
+
+/// Rotation tracks that share a timeline and an interpolation.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct QuatBatch {
+    pub timeline: usize,
+    pub interpolation: Interpolation,
+    pub joints: Vec<u16>,
+    /// Step, Nearest, Linear: key `k` of track `j` at `k * tracks + j`,
+    /// each key flipped into the previous key's hemisphere so every
+    /// interval's slerp is already the short way.
+    pub keys: Vec<Quat>,
+    /// Linear: `[theta, 1/sin(theta)]` of interval `i` of track `j` at
+    /// `i * tracks + j`.
+    pub angles: Vec<[f32; 2]>,
+    /// Squad, looping neighbours (seed 003): interval `i` of track `j` at
+    /// `i * tracks + j`.
+    pub squad: Vec<SquadSpan>,
+    /// Squad, clamped neighbours for the first (`j`) and last
+    /// (`tracks + j`) interval when the clip does not loop.
+    pub squad_clamped: Vec<SquadSpan>,
+    /// CubicSpline: coefficients as in [`Vec3Batch::data`].
+    pub cubic: Vec<Vec4>,
+    /// Squad, the same spans in structure-of-arrays form for the AVX2
+    /// sampler: tracks in groups of eight (the last group padded with
+    /// copies of its last track), each group 20 rows of eight lanes
+    /// (`q1.xyzw, c.xyzw, a.xyzw, b.xyzw, theta1, 1/sin1, theta2, 1/sin2`).
+    /// Interval `i`, group `g` starts at row `(i * groups + g) * 20`.
+    pub squad_soa: Vec<[f32; 8]>,
+    /// The clamped first and last intervals in the same form.
+    pub squad_clamped_soa: Vec<[f32; 8]>,
+    /// Linear, for the AVX2 sampler: keys in groups of eight tracks, four
+    /// rows (x, y, z, w) per group, key `k` group `g` at row
+    /// `(k * groups + g) * 4`; and `[theta, 1/sin]` rows, interval `i`
+    /// group `g` at row `(i * groups + g) * 2`.
+    pub linear_soa_keys: Vec<[f32; 8]>,
+    pub linear_soa_angles: Vec<[f32; 8]>,
+}
+
+/// Rows per group of eight SQUAD spans in [`QuatBatch::squad_soa`].
+pub(crate) const SQUAD_ROWS: usize = 20;
+
+/// `spans` holds `tracks` spans per interval; returns their SoA form.
+#[allow(clippy::needless_range_loop)]
+fn squad_to_soa(spans: &[SquadSpan], tracks: usize) -> Vec<[f32; 8]> {
+    let groups = tracks.div_ceil(8);
+    let intervals = spans.len() / tracks;
+    let mut out = vec![[0.0f32; 8]; intervals * groups * SQUAD_ROWS];
+    for i in 0..intervals {
+        for g in 0..groups {
+            let rows = &mut out[(i * groups + g) * SQUAD_ROWS..][..SQUAD_ROWS];
+            for lane in 0..8 {
+                let k = (g * 8 + lane).min(tracks - 1);
+                let sp = &spans[i * tracks + k];
+                let v = [sp.q1, sp.c, sp.a, sp.b];
+                for (q, quat) in v.iter().enumerate() {
+                    for c in 0..4 {
+                        rows[q * 4 + c][lane] = quat.to_array()[c];
+                    }
+                }
+                for c in 0..4 {
+                    rows[16 + c][lane] = sp.angles.to_array()[c];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whole-matrix tracks (decomposed at build time) that share a timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MatrixBatch {
+    pub timeline: usize,
+    /// `Step` holds the earlier key; anything else takes the nearer one.
+    pub interpolation: Interpolation,
+    pub joints: Vec<u16>,
+    /// Key `k` of track `j` at `k * tracks + j`.
+    pub keys: Vec<Transform>,
+}
+
+/// Batches narrower than this go to the solo layout instead.
+pub(crate) const SOLO_BELOW: usize = 3;
+
+/// Linear translation or scale tracks whose key times few other tracks
+/// share: track-major, one entry per track, so sampling one touches its
+/// own two keys and little else (a batch per track would scatter the
+/// sampler over many small allocations).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SoloVec3 {
+    pub joints: Vec<u16>,
+    pub fields: Vec<Vec3Field>,
+    pub timelines: Vec<u32>,
+    /// First key of each track in `keys`.
+    pub offsets: Vec<u32>,
+    pub keys: Vec<Vec3A>,
+}
+
+/// Linear and SQUAD rotation tracks in the solo layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SoloQuat {
+    pub joints: Vec<u16>,
+    pub squad: Vec<bool>,
+    pub timelines: Vec<u32>,
+    /// Linear: first key in `keys` and first interval in `angles`;
+    /// Squad: first interval in `spans` (unused second offset).
+    pub offsets: Vec<[u32; 2]>,
+    pub keys: Vec<Quat>,
+    pub angles: Vec<[f32; 2]>,
+    pub spans: Vec<SquadSpan>,
+    /// Squad: the clamped first and last interval of the k-th track at
+    /// `2k` and `2k + 1` (unused entries for linear tracks).
+    pub clamped: Vec<SquadSpan>,
+}
+
+/// A runtime clip: validated once, immutable, laid out for sampling.
+///
+/// Tracks are grouped by (key times, channel, interpolation); each group's
+/// data are interval-major and pre-digested (slerp angles, SQUAD control
+/// points, spline coefficients). Single-key tracks are folded into the
+/// clip's rest pose; channels without a track take the skeleton's bind pose.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clip {
     name: String,
     duration: f32,
-    pub(crate) joints: Vec<JointChannels>,
+    track_count: usize,
+    /// Per joint: the bind pose with single-key tracks applied.
+    pub(crate) rest: Vec<Transform>,
+    /// Joints some channel of which is not animated: their rest transform is
+    /// written before the batches overwrite the animated channels.
+    pub(crate) rest_joints: Vec<u16>,
+    pub(crate) timelines: Vec<Timeline>,
+    pub(crate) vec3_batches: Vec<Vec3Batch>,
+    pub(crate) quat_batches: Vec<QuatBatch>,
+    pub(crate) matrix_batches: Vec<MatrixBatch>,
+    pub(crate) solo_vec3: SoloVec3,
+    pub(crate) solo_quat: SoloQuat,
+}
+
+/// A validated track before layout.
+struct Track<T> {
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    values: Vec<T>,
+    tangents: Vec<[T; 2]>,
+}
+
+/// Tracks of one batch, with their joints.
+type Group<T> = Vec<(u16, Track<T>)>;
+
+#[derive(Default)]
+struct Builder {
+    timelines: Vec<Timeline>,
+    timeline_ids: HashMap<Vec<u32>, usize>,
+    vec3: HashMap<(usize, Vec3Field, Interpolation), Group<Vec3>>,
+    quat: HashMap<(usize, Interpolation), Group<Quat>>,
+    matrix: HashMap<(usize, bool), Group<Transform>>,
+}
+
+impl Builder {
+    fn timeline(&mut self, times: &[f32]) -> usize {
+        let key: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
+        if let Some(&id) = self.timeline_ids.get(&key) {
+            return id;
+        }
+        let inv_span = times
+            .windows(2)
+            .map(|w| {
+                let span = w[1] - w[0];
+                if span > 0.0 {
+                    1.0 / span
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        self.timelines.push(Timeline {
+            times: times.to_vec(),
+            inv_span,
+        });
+        self.timeline_ids.insert(key, self.timelines.len() - 1);
+        self.timelines.len() - 1
+    }
+}
+
+/// Groups sorted by key so a clip builds the same way every time.
+fn sorted<K: Ord + Copy, V>(map: HashMap<K, V>) -> Vec<(K, V)> {
+    let mut v: Vec<(K, V)> = map.into_iter().collect();
+    v.sort_by_key(|(k, _)| *k);
+    v
 }
 
 impl Clip {
     /// Validates `raw` against `skeleton`: key times finite and
     /// non-decreasing, values finite, counts consistent, joints in range, at
-    /// most one track per joint, SQUAD only on rotations.
+    /// most one track per joint, SQUAD only on rotations, tangents only on
+    /// cubic splines. A whole-matrix track replaces the joint's other three.
     pub fn build(raw: &RawClip, skeleton: &Skeleton) -> Result<Self, AnimError> {
         let fault = |f: String| AnimError::InvalidClip {
             clip: raw.name.clone(),
@@ -139,36 +353,31 @@ impl Clip {
                 raw.duration
             )));
         }
-        let mut joints: Vec<JointChannels> = skeleton
-            .bind_local()
-            .iter()
-            .map(|&rest| JointChannels {
-                rest,
-                translation: None,
-                rotation: None,
-                scale: None,
-                matrix: None,
-            })
-            .collect();
-        let mut seen = vec![false; skeleton.len()];
+        let n = skeleton.len();
+        let mut rest: Vec<Transform> = skeleton.bind_local().to_vec();
+        // Per joint: translation, rotation, scale animated; matrix animated.
+        let mut animated = vec![[false; 3]; n];
+        let mut matrix_animated = vec![false; n];
+        let mut seen = vec![false; n];
         let mut duration = raw.duration;
+        let mut track_count = 0;
+        let mut b = Builder::default();
         for t in &raw.tracks {
-            if t.joint >= skeleton.len() {
+            if t.joint >= n {
                 return Err(fault(format!(
-                    "track for joint {} but the skeleton has {} joints",
-                    t.joint,
-                    skeleton.len()
+                    "track for joint {} but the skeleton has {n} joints",
+                    t.joint
                 )));
             }
             if std::mem::replace(&mut seen[t.joint], true) {
                 return Err(fault(format!("two tracks for joint {}", t.joint)));
             }
+            let joint = t.joint as u16;
             let name = &skeleton.names()[t.joint];
-            let ch = &mut joints[t.joint];
-            ch.translation =
+            let translation =
                 build_track(&t.translation, |v| v.is_finite(), |v| v.is_finite(), false)
                     .map_err(|f| fault(format!("joint {name:?} translation: {f}")))?;
-            ch.rotation = build_track(
+            let rotation = build_track(
                 &t.rotation,
                 |q| q.is_finite() && q.length_squared() > 1e-12,
                 |q| q.is_finite(),
@@ -176,20 +385,10 @@ impl Clip {
             )
             .map_err(|f| fault(format!("joint {name:?} rotation: {f}")))?
             .map(normalise_rotations);
-            ch.scale = build_track(&t.scale, |v| v.is_finite(), |v| v.is_finite(), false)
+            let scale = build_track(&t.scale, |v| v.is_finite(), |v| v.is_finite(), false)
                 .map_err(|f| fault(format!("joint {name:?} scale: {f}")))?;
-            ch.matrix = build_track(&t.matrix, |m| m.is_finite(), |m| m.is_finite(), false)
-                .map_err(|f| fault(format!("joint {name:?} matrix: {f}")))?
-                .map(|m| Track {
-                    interpolation: m.interpolation,
-                    times: m.times,
-                    values: m.values.iter().map(Transform::from_affine).collect(),
-                    tangents: m
-                        .tangents
-                        .iter()
-                        .map(|[a, b]| [Transform::from_affine(a), Transform::from_affine(b)])
-                        .collect(),
-                });
+            let matrix = build_track(&t.matrix, |m| m.is_finite(), |m| m.is_finite(), false)
+                .map_err(|f| fault(format!("joint {name:?} matrix: {f}")))?;
             for last in [
                 t.translation.last_time(),
                 t.rotation.last_time(),
@@ -201,11 +400,152 @@ impl Clip {
             {
                 duration = duration.max(last);
             }
+            if let Some(m) = matrix {
+                track_count += 1;
+                if m.interpolation == Interpolation::CubicSpline {
+                    return Err(fault(format!(
+                        "joint {name:?} matrix: matrix keys take the nearest key, not a spline"
+                    )));
+                }
+                let values: Vec<Transform> = m.values.iter().map(Transform::from_affine).collect();
+                if values.len() == 1 {
+                    rest[t.joint] = values[0];
+                } else {
+                    let tl = b.timeline(&m.times);
+                    let step = m.interpolation == Interpolation::Step;
+                    b.matrix.entry((tl, step)).or_default().push((
+                        joint,
+                        Track {
+                            interpolation: m.interpolation,
+                            times: m.times,
+                            values,
+                            tangents: Vec::new(),
+                        },
+                    ));
+                    matrix_animated[t.joint] = true;
+                }
+                continue;
+            }
+            for (field, track) in [
+                (Vec3Field::Translation, translation),
+                (Vec3Field::Scale, scale),
+            ] {
+                let Some(track) = track else { continue };
+                track_count += 1;
+                if track.values.len() == 1 {
+                    match field {
+                        Vec3Field::Translation => rest[t.joint].translation = track.values[0],
+                        Vec3Field::Scale => rest[t.joint].scale = track.values[0],
+                    }
+                    continue;
+                }
+                let tl = b.timeline(&track.times);
+                animated[t.joint][if field == Vec3Field::Scale { 2 } else { 0 }] = true;
+                b.vec3
+                    .entry((tl, field, track.interpolation))
+                    .or_default()
+                    .push((joint, track));
+            }
+            if let Some(track) = rotation {
+                track_count += 1;
+                if track.values.len() == 1 {
+                    rest[t.joint].rotation = track.values[0].normalize();
+                } else {
+                    let tl = b.timeline(&track.times);
+                    animated[t.joint][1] = true;
+                    b.quat
+                        .entry((tl, track.interpolation))
+                        .or_default()
+                        .push((joint, track));
+                }
+            }
         }
+        let rest_joints = (0..n)
+            .filter(|&j| !matrix_animated[j] && !animated[j].iter().all(|&a| a))
+            .map(|j| j as u16)
+            .collect();
+        let timelines = std::mem::take(&mut b.timelines);
+        let mut solo_vec3 = SoloVec3::default();
+        let mut vec3_batches = Vec::new();
+        for ((timeline, field, interpolation), tracks) in sorted(std::mem::take(&mut b.vec3)) {
+            if tracks.len() < SOLO_BELOW && interpolation == Interpolation::Linear {
+                for (joint, t) in tracks {
+                    solo_vec3.joints.push(joint);
+                    solo_vec3.fields.push(field);
+                    solo_vec3.timelines.push(timeline as u32);
+                    solo_vec3.offsets.push(solo_vec3.keys.len() as u32);
+                    solo_vec3
+                        .keys
+                        .extend(t.values.iter().map(|&v| Vec3A::from(v)));
+                }
+            } else {
+                let tl = &timelines[timeline];
+                vec3_batches.push(layout_vec3(timeline, field, interpolation, tracks, tl));
+            }
+        }
+        let mut solo_quat = SoloQuat::default();
+        let mut quat_batches = Vec::new();
+        for ((timeline, interpolation), tracks) in sorted(std::mem::take(&mut b.quat)) {
+            let tl = &timelines[timeline];
+            let squad = interpolation == Interpolation::Squad;
+            if tracks.len() < SOLO_BELOW && (squad || interpolation == Interpolation::Linear) {
+                for (joint, t) in tracks {
+                    // The batch layout of a one-track group, moved over.
+                    let one = layout_quat(timeline, interpolation, vec![(joint, t)], tl);
+                    let s = &mut solo_quat;
+                    s.joints.push(joint);
+                    s.squad.push(squad);
+                    s.timelines.push(timeline as u32);
+                    if squad {
+                        s.offsets.push([s.spans.len() as u32, 0]);
+                        s.spans.extend_from_slice(&one.squad);
+                        s.clamped.extend_from_slice(&one.squad_clamped);
+                    } else {
+                        s.offsets.push([s.keys.len() as u32, s.angles.len() as u32]);
+                        s.keys.extend_from_slice(&one.keys);
+                        s.angles.extend_from_slice(&one.angles);
+                        let filler = SquadSpan {
+                            q1: Quat::IDENTITY,
+                            c: Quat::IDENTITY,
+                            a: Quat::IDENTITY,
+                            b: Quat::IDENTITY,
+                            angles: Vec4::ZERO,
+                        };
+                        s.clamped.extend_from_slice(&[filler, filler]);
+                    }
+                }
+            } else {
+                quat_batches.push(layout_quat(timeline, interpolation, tracks, tl));
+            }
+        }
+        let matrix_batches = sorted(std::mem::take(&mut b.matrix))
+            .into_iter()
+            .map(|((timeline, _), tracks)| {
+                let keys = timelines[timeline].times.len();
+                let mut data = Vec::with_capacity(keys * tracks.len());
+                for k in 0..keys {
+                    data.extend(tracks.iter().map(|(_, t)| t.values[k]));
+                }
+                MatrixBatch {
+                    timeline,
+                    interpolation: tracks[0].1.interpolation,
+                    joints: tracks.iter().map(|(j, _)| *j).collect(),
+                    keys: data,
+                }
+            })
+            .collect();
         Ok(Self {
             name: raw.name.clone(),
             duration,
-            joints,
+            track_count,
+            rest,
+            rest_joints,
+            timelines,
+            vec3_batches,
+            quat_batches,
+            matrix_batches,
+            solo_vec3,
+            solo_quat,
         })
     }
 
@@ -220,21 +560,198 @@ impl Clip {
 
     /// Number of joints the clip drives (the skeleton's joint count).
     pub fn joint_count(&self) -> usize {
-        self.joints.len()
+        self.rest.len()
     }
 
     /// Number of non-empty tracks (each channel of each joint counts once).
     pub fn track_count(&self) -> usize {
-        self.joints
-            .iter()
-            .map(|j| {
-                j.translation.is_some() as usize
-                    + j.rotation.is_some() as usize
-                    + j.scale.is_some() as usize
-                    + j.matrix.is_some() as usize
-            })
-            .sum()
+        self.track_count
     }
+
+    /// Number of distinct key-time arrays among the animated tracks.
+    pub fn timeline_count(&self) -> usize {
+        self.timelines.len()
+    }
+}
+
+/// glTF cubic Hermite on interval `[p0, p1]` with out-tangent `m0` of the
+/// first key and in-tangent `m1` of the second, both already scaled by the
+/// interval's length, as power-basis coefficients in `u`.
+fn hermite_coefficients(p0: Vec4, m0: Vec4, p1: Vec4, m1: Vec4) -> [Vec4; 4] {
+    // (2u^3 - 3u^2 + 1) p0 + (u^3 - 2u^2 + u) m0 + (-2u^3 + 3u^2) p1 + (u^3 - u^2) m1
+    [
+        p0,
+        m0,
+        -3.0 * p0 - 2.0 * m0 + 3.0 * p1 - m1,
+        2.0 * p0 + m0 - 2.0 * p1 + m1,
+    ]
+}
+
+fn layout_vec3(
+    timeline: usize,
+    field: Vec3Field,
+    interpolation: Interpolation,
+    tracks: Vec<(u16, Track<Vec3>)>,
+    tl: &Timeline,
+) -> Vec3Batch {
+    let keys = tl.times.len();
+    let mut data = Vec::new();
+    if interpolation == Interpolation::CubicSpline {
+        for i in 0..keys - 1 {
+            let dt = tl.times[i + 1] - tl.times[i];
+            for (_, t) in &tracks {
+                let c = hermite_coefficients(
+                    t.values[i].extend(0.0),
+                    t.tangents[i][1].extend(0.0) * dt,
+                    t.values[i + 1].extend(0.0),
+                    t.tangents[i + 1][0].extend(0.0) * dt,
+                );
+                data.extend(c.iter().map(|v| Vec3A::from_vec4(*v)));
+            }
+        }
+    } else {
+        for k in 0..keys {
+            data.extend(tracks.iter().map(|(_, t)| Vec3A::from(t.values[k])));
+        }
+    }
+    Vec3Batch {
+        timeline,
+        field,
+        interpolation,
+        joints: tracks.iter().map(|(j, _)| *j).collect(),
+        data,
+    }
+}
+
+fn squad_span(q0: Quat, q1: Quat, q2: Quat, q3: Quat) -> SquadSpan {
+    let (a, b, c) = squad_setup(q0, q1, q2, q3);
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let (t1, i1) = slerp_angle(q1, c);
+    let (t2, i2) = slerp_angle(a, b);
+    SquadSpan {
+        q1,
+        c,
+        a,
+        b,
+        angles: Vec4::new(t1, i1, t2, i2),
+    }
+}
+
+#[allow(clippy::needless_range_loop)]
+fn layout_quat(
+    timeline: usize,
+    interpolation: Interpolation,
+    tracks: Vec<(u16, Track<Quat>)>,
+    tl: &Timeline,
+) -> QuatBatch {
+    let keys = tl.times.len();
+    let nt = tracks.len();
+    let mut batch = QuatBatch {
+        timeline,
+        interpolation,
+        joints: tracks.iter().map(|(j, _)| *j).collect(),
+        keys: Vec::new(),
+        angles: Vec::new(),
+        squad: Vec::new(),
+        squad_clamped: Vec::new(),
+        cubic: Vec::new(),
+        squad_soa: Vec::new(),
+        squad_clamped_soa: Vec::new(),
+        linear_soa_keys: Vec::new(),
+        linear_soa_angles: Vec::new(),
+    };
+    match interpolation {
+        Interpolation::Step | Interpolation::Nearest | Interpolation::Linear => {
+            let mut continuous: Vec<Vec<Quat>> = tracks
+                .iter()
+                .map(|(_, t)| {
+                    let mut v = t.values.clone();
+                    for k in 1..v.len() {
+                        if v[k].dot(v[k - 1]) < 0.0 {
+                            v[k] = -v[k];
+                        }
+                    }
+                    v
+                })
+                .collect();
+            for k in 0..keys {
+                batch.keys.extend(continuous.iter().map(|v| v[k]));
+            }
+            if interpolation == Interpolation::Linear {
+                for i in 0..keys - 1 {
+                    batch.angles.extend(continuous.iter().map(|v| {
+                        let (theta, inv) = slerp_angle(v[i], v[i + 1]);
+                        [theta, inv]
+                    }));
+                }
+                let groups = nt.div_ceil(8);
+                for k in 0..keys {
+                    for g in 0..groups {
+                        let mut rows = [[0.0f32; 8]; 4];
+                        for lane in 0..8 {
+                            let q = continuous[(g * 8 + lane).min(nt - 1)][k].to_array();
+                            for c in 0..4 {
+                                rows[c][lane] = q[c];
+                            }
+                        }
+                        batch.linear_soa_keys.extend_from_slice(&rows);
+                    }
+                }
+                for i in 0..keys - 1 {
+                    for g in 0..groups {
+                        let mut rows = [[0.0f32; 8]; 2];
+                        for lane in 0..8 {
+                            let [theta, inv] = batch.angles[i * nt + (g * 8 + lane).min(nt - 1)];
+                            rows[0][lane] = theta;
+                            rows[1][lane] = inv;
+                        }
+                        batch.linear_soa_angles.extend_from_slice(&rows);
+                    }
+                }
+            }
+            continuous.clear();
+        }
+        Interpolation::Squad => {
+            let n = keys;
+            for i in 0..n - 1 {
+                // Seed 003: i0 = i1 - 1, wrapped to the last key; i3 = i2 + 1,
+                // wrapped to the first.
+                let i0 = if i == 0 { n - 1 } else { i - 1 };
+                let i3 = if i + 2 >= n { i + 2 - n } else { i + 2 };
+                batch.squad.extend(tracks.iter().map(|(_, t)| {
+                    let v = &t.values;
+                    squad_span(v[i0], v[i], v[i + 1], v[i3])
+                }));
+            }
+            // Without looping the ends repeat themselves instead.
+            for i in [0, n - 2] {
+                let i0 = i.saturating_sub(1);
+                let i3 = (i + 2).min(n - 1);
+                batch.squad_clamped.extend(tracks.iter().map(|(_, t)| {
+                    let v = &t.values;
+                    squad_span(v[i0], v[i], v[i + 1], v[i3])
+                }));
+            }
+            debug_assert_eq!(batch.squad_clamped.len(), 2 * nt);
+            batch.squad_soa = squad_to_soa(&batch.squad, nt);
+            batch.squad_clamped_soa = squad_to_soa(&batch.squad_clamped, nt);
+        }
+        Interpolation::CubicSpline => {
+            for i in 0..keys - 1 {
+                let dt = tl.times[i + 1] - tl.times[i];
+                for (_, t) in &tracks {
+                    let c = hermite_coefficients(
+                        Vec4::from(t.values[i]),
+                        Vec4::from(t.tangents[i][1]) * dt,
+                        Vec4::from(t.values[i + 1]),
+                        Vec4::from(t.tangents[i + 1][0]) * dt,
+                    );
+                    batch.cubic.extend_from_slice(&c);
+                }
+            }
+        }
+    }
+    batch
 }
 
 /// `value_ok` checks each key value, `tangent_ok` each tangent (rotation

@@ -61,6 +61,29 @@ impl<'a> LocalToModelJob<'a> {
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx2_fma() {
+            // SAFETY: features checked; validate() passed and a Skeleton
+            // guarantees parents[i] < i.
+            unsafe {
+                super::simd::x86::local_to_model(
+                    self.skeleton.parents(),
+                    self.locals,
+                    &self.root,
+                    self.from,
+                    self.to,
+                    self.models,
+                );
+            }
+            return Ok(());
+        }
+        self.run_scalar();
+        Ok(())
+    }
+
+    /// The definition the fast path is tested against.
+    #[allow(clippy::needless_range_loop)]
+    pub(crate) fn run_scalar(self) {
         let parents = &self.skeleton.parents()[..self.to];
         for i in self.from..self.to {
             let local = self.locals[i].to_affine();
@@ -71,6 +94,86 @@ impl<'a> LocalToModelJob<'a> {
                 self.models[p as usize] * local
             };
         }
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn fast_path_matches_the_definition() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(51);
+        for n in [1usize, 7, 8, 9, 30, 70] {
+            for shape in 0..3 {
+                let parents: Vec<Option<usize>> = (0..n)
+                    .map(|i| match (shape, i) {
+                        (_, 0) => None,
+                        (0, i) => Some(i - 1),
+                        (1, i) => Some((i - 1) / 2),
+                        (_, i) => {
+                            if rng.gen_bool(0.2) {
+                                None
+                            } else {
+                                Some(rng.gen_range(0..i))
+                            }
+                        }
+                    })
+                    .collect();
+                let names = (0..n).map(|i| format!("j{i}")).collect();
+                let (s, _) = Skeleton::new(names, &parents, vec![Transform::IDENTITY; n]).unwrap();
+                let locals: Vec<Transform> = (0..n)
+                    .map(|_| Transform {
+                        translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                        rotation: Quat::from_euler(
+                            glam::EulerRot::XYZ,
+                            rng.gen_range(-3.0..3.0),
+                            rng.gen_range(-1.5..1.5),
+                            rng.gen_range(-3.0..3.0),
+                        ),
+                        scale: Vec3::new(
+                            rng.gen_range(0.8..1.2),
+                            rng.gen_range(0.8..1.2),
+                            rng.gen_range(0.8..1.2),
+                        ),
+                    })
+                    .collect();
+                let root = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::X);
+                for (from, to) in [(0, n), (n / 2, n), (n / 3, n / 2 + 1)] {
+                    let mut want = vec![Affine3A::IDENTITY; n];
+                    LocalToModelJob {
+                        skeleton: &s,
+                        locals: &locals,
+                        root,
+                        from: 0,
+                        to: n,
+                        models: &mut want,
+                    }
+                    .run_scalar();
+                    let mut got = want.clone();
+                    for m in &mut got[from..to] {
+                        *m = Affine3A::ZERO;
+                    }
+                    LocalToModelJob {
+                        skeleton: &s,
+                        locals: &locals,
+                        root,
+                        from,
+                        to,
+                        models: &mut got,
+                    }
+                    .run()
+                    .unwrap();
+                    for i in 0..n {
+                        assert!(
+                            got[i].abs_diff_eq(want[i], 1e-4),
+                            "n {n} shape {shape} joint {i}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

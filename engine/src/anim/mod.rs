@@ -3,23 +3,43 @@
 //!
 //! Every operation is a small job: a plain struct of input and output slices
 //! with `validate()` and `run()`, no hidden state.
+//!
+//! A frame on the CPU: [`SamplingJob`] (or [`Playback`]) per clip into local
+//! [`Transform`]s, [`BlendingJob`] to mix them, [`LocalToModelJob`] to model
+//! matrices, [`Skin::skin_matrices`] then one palette encoder
+//! ([`encode_4x3`], [`encode_quat_translation`], [`encode_dual_quat`]) for
+//! the GPU, or a CPU skinning job ([`LinearBlendJob`],
+//! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
+//!
+//! Sampling, blending, local-to-model and the LBS and DQS skinning loops have
+//! AVX2 + FMA versions chosen at run time; the scalar code they replace is
+//! kept as their tested definition, and `VKSKIN_SCALAR=1` in the environment
+//! forces it.
 
+mod blending;
 mod clip;
 mod error;
 mod local_to_model;
 mod palette;
+mod quat;
 mod sampling;
+mod simd;
 mod skeleton;
 mod skin;
 mod skinning;
 mod transform;
 
+pub use blending::{additive_delta, BlendLayer, BlendingJob};
 pub use clip::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
-pub use palette::{encode_4x3, Affine4x3};
-pub use sampling::{PlaybackMode, SamplingContext, SamplingJob};
+pub use palette::{
+    encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation, polar_rotation,
+    Affine4x3, DualQuat, PaletteHierarchy, PaletteReport, QuatTranslation, SCALE_TOLERANCE,
+};
+pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
+pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::Skin;
-pub use skinning::LinearBlendJob;
+pub use skinning::{DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob};
 pub use transform::Transform;

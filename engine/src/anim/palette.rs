@@ -1,5 +1,7 @@
 use bytemuck::{Pod, Zeroable};
-use glam::{Affine3A, Vec4};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
+
+use super::{AnimError, Skeleton, Skin, NO_PARENT};
 
 /// One bone of the 4x3 palette: the top three rows of the skinning matrix,
 /// so the shader computes `dot(row[i], vec4(p, 1))` per axis. 48 bytes, the
@@ -54,6 +56,328 @@ pub fn encode_4x3(skin: &[Affine3A], out: &mut [Affine4x3]) {
     }
 }
 
+/// One bone of the quaternion + translation palette (seed 001's
+/// `QuatTransform`), 32 bytes, two vec4 in std140 and std430:
+/// `rotation` is the unit quaternion `(x, y, z, w)`; `translation_scale`
+/// holds the translation in `xyz` and one uniform scale in `w`. The bone
+/// maps `p` to `rotation * (scale * p) + translation`. Shaders rebuild a
+/// matrix per influence and blend matrices (seed 001: blending rotation and
+/// translation apart would be wrong).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct QuatTranslation {
+    pub rotation: [f32; 4],
+    pub translation_scale: [f32; 4],
+}
+
+impl QuatTranslation {
+    pub const IDENTITY: Self = Self {
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        translation_scale: [0.0, 0.0, 0.0, 1.0],
+    };
+
+    pub fn new(rotation: Quat, translation: Vec3, scale: f32) -> Self {
+        Self {
+            rotation: rotation.to_array(),
+            translation_scale: translation.extend(scale).to_array(),
+        }
+    }
+
+    pub fn rotation(&self) -> Quat {
+        Quat::from_array(self.rotation)
+    }
+
+    pub fn translation(&self) -> Vec3 {
+        Vec4::from_array(self.translation_scale).truncate()
+    }
+
+    pub fn scale(&self) -> f32 {
+        self.translation_scale[3]
+    }
+
+    /// The matrix this bone stands for.
+    #[inline]
+    pub fn to_affine(&self) -> Affine3A {
+        let m = Mat3A::from_quat(self.rotation()) * self.scale();
+        Affine3A::from_mat3_translation(m.into(), self.translation())
+    }
+}
+
+/// One bone of the dual-quaternion palette, 32 bytes, two vec4 in std140
+/// and std430: `real = (x, y, z, w)` is the rotation, `dual = (x, y, z, w)`
+/// is `0.5 * (t, 0) * real` (Hamilton product) for translation `t`.
+/// Rigid only: scale does not fit in a unit dual quaternion.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct DualQuat {
+    pub real: [f32; 4],
+    pub dual: [f32; 4],
+}
+
+impl DualQuat {
+    pub const IDENTITY: Self = Self {
+        real: [0.0, 0.0, 0.0, 1.0],
+        dual: [0.0, 0.0, 0.0, 0.0],
+    };
+
+    pub fn from_rotation_translation(rotation: Quat, translation: Vec3) -> Self {
+        let dual = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0) * rotation;
+        Self {
+            real: rotation.to_array(),
+            dual: (Vec4::from(dual) * 0.5).to_array(),
+        }
+    }
+
+    pub fn real(&self) -> Quat {
+        Quat::from_array(self.real)
+    }
+
+    pub fn dual(&self) -> Vec4 {
+        Vec4::from_array(self.dual)
+    }
+
+    /// `2 * dual * conjugate(real)`, the translation of a unit dual quaternion.
+    pub fn translation(&self) -> Vec3 {
+        let t = Quat::from_vec4(self.dual()) * self.real().conjugate();
+        Vec3::new(t.x, t.y, t.z) * 2.0
+    }
+
+    pub fn negate(&self) -> Self {
+        Self {
+            real: (-Vec4::from_array(self.real)).to_array(),
+            dual: (-Vec4::from_array(self.dual)).to_array(),
+        }
+    }
+
+    #[inline]
+    pub fn transform_point3(&self, p: Vec3) -> Vec3 {
+        self.real() * p + self.translation()
+    }
+}
+
+/// What an encoding could not keep. Encoders still write every bone (with
+/// the scale dropped or folded as documented) so a caller may go on, but
+/// they say which bones lost something.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PaletteReport {
+    /// Palette entries whose scale the encoding dropped: non-uniform scale
+    /// or shear for quaternion + translation, any scale for dual quaternions.
+    pub lossy: Vec<usize>,
+    /// Largest relative deviation found, `max |s_i / s - 1|` over the axes,
+    /// or the off-diagonal shear, whichever is larger.
+    pub max_deviation: f32,
+}
+
+impl PaletteReport {
+    pub fn is_exact(&self) -> bool {
+        self.lossy.is_empty()
+    }
+}
+
+/// Relative tolerance under which a scale counts as uniform (or as one).
+pub const SCALE_TOLERANCE: f32 = 1e-4;
+
+/// Proper rotation nearest to `m` (polar decomposition, Higham's iteration
+/// `R <- (R + R^-T) / 2`), with a reflection first taken out of `m` so the
+/// result is always a rotation; then `m = R * (R^T m)` exactly.
+pub fn polar_rotation(m: &Mat3A) -> Mat3A {
+    let flip = m.determinant() < 0.0;
+    let mut r = if flip {
+        Mat3A::from_cols(-m.x_axis, m.y_axis, m.z_axis)
+    } else {
+        *m
+    };
+    if r.determinant().abs() < 1e-20 || !r.is_finite() {
+        return Mat3A::IDENTITY;
+    }
+    for _ in 0..20 {
+        let next = (r + r.inverse().transpose()) * 0.5;
+        let done = (next - r).to_cols_array().iter().all(|d| d.abs() < 1e-7);
+        r = next;
+        if done {
+            break;
+        }
+    }
+    // Re-orthonormalise away the iteration's last rounding.
+    let x = r.x_axis.normalize_or(Vec3A::X);
+    let y = (r.y_axis - x * x.dot(r.y_axis)).normalize_or(Vec3A::Y);
+    Mat3A::from_cols(x, y, x.cross(y))
+}
+
+/// Rotation, uniform scale and how far from uniform (`max_deviation`).
+fn rotation_and_scale(m: &Mat3A) -> (Quat, f32, f32) {
+    let r = polar_rotation(m);
+    let s = r.transpose() * *m;
+    let diag = Vec3::new(s.x_axis.x, s.y_axis.y, s.z_axis.z);
+    let uniform = diag.element_sum() / 3.0;
+    let scale_ref = uniform.abs().max(1e-12);
+    let mut dev = ((diag - Vec3::splat(uniform)).abs().max_element()) / scale_ref;
+    let off = [
+        s.y_axis.x, s.z_axis.x, s.x_axis.y, s.z_axis.y, s.x_axis.z, s.y_axis.z,
+    ];
+    for o in off {
+        dev = dev.max(o.abs() / scale_ref);
+    }
+    (Quat::from_mat3a(&r).normalize(), uniform, dev)
+}
+
+/// Encodes skinning matrices as quaternion + translation + uniform scale.
+/// A bone with non-uniform scale or shear gets its nearest rotation and its
+/// mean scale, and is listed in the report.
+pub fn encode_quat_translation(
+    skin: &[Affine3A],
+    out: &mut [QuatTranslation],
+) -> Result<PaletteReport, AnimError> {
+    check_len("quaternion + translation palette", skin.len(), out.len())?;
+    let mut report = PaletteReport::default();
+    for (k, (o, m)) in out.iter_mut().zip(skin).enumerate() {
+        let (q, s, dev) = rotation_and_scale(&m.matrix3);
+        if dev > SCALE_TOLERANCE {
+            report.lossy.push(k);
+        }
+        report.max_deviation = report.max_deviation.max(dev);
+        *o = QuatTranslation::new(q, m.translation.into(), s);
+    }
+    Ok(report)
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), AnimError> {
+    if expected != got {
+        return Err(AnimError::LengthMismatch {
+            what,
+            expected,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// The order in which dual-quaternion signs are chosen and, for each
+/// palette entry, the entry whose hemisphere it joins: its nearest ancestor
+/// in the skeleton that is also in the skin. Built once per skin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaletteHierarchy {
+    /// Palette entries, ancestors before descendants.
+    pub order: Vec<u16>,
+    /// Per palette entry, the entry it follows, or [`NO_PARENT`].
+    pub parent: Vec<u16>,
+}
+
+impl PaletteHierarchy {
+    /// No neighbours: every entry is put in the identity's hemisphere.
+    pub fn flat(len: usize) -> Self {
+        Self {
+            order: (0..len as u16).collect(),
+            parent: vec![NO_PARENT; len],
+        }
+    }
+
+    pub fn new(skin: &Skin, skeleton: &Skeleton) -> Result<Self, AnimError> {
+        skin.validate(skeleton)?;
+        let mut entry_of = vec![NO_PARENT; skeleton.len()];
+        for (k, &j) in skin.joints.iter().enumerate() {
+            if entry_of[j as usize] == NO_PARENT {
+                entry_of[j as usize] = k as u16;
+            }
+        }
+        let mut order: Vec<u16> = (0..skin.len() as u16).collect();
+        order.sort_by_key(|&k| skin.joints[k as usize]);
+        let parent = skin
+            .joints
+            .iter()
+            .map(|&j| {
+                let mut a = skeleton.parent(j as usize);
+                while let Some(p) = a {
+                    if entry_of[p] != NO_PARENT {
+                        return entry_of[p];
+                    }
+                    a = skeleton.parent(p);
+                }
+                NO_PARENT
+            })
+            .collect();
+        Ok(Self { order, parent })
+    }
+}
+
+/// Encodes skinning matrices as unit dual quaternions, each sign chosen so
+/// that its real part shares a hemisphere with its hierarchy parent's (roots
+/// with the identity): influences of neighbouring joints then blend without
+/// flips in the common case. Scale cannot be kept; bones that had any are
+/// listed in the report (use [`encode_dual_quat_scale`] for two-phase
+/// skinning).
+pub fn encode_dual_quat(
+    skin: &[Affine3A],
+    hierarchy: &PaletteHierarchy,
+    out: &mut [DualQuat],
+) -> Result<PaletteReport, AnimError> {
+    encode_dq(skin, hierarchy, out, None)
+}
+
+/// Two-phase encoding for dual-quaternion skinning with scale: each skinning
+/// matrix `[A | t]` is split as `[R | t] * [S | 0]` with `R` the polar
+/// rotation of `A` and `S = R^T A` (scale and shear, exact). `out` gets the
+/// rigid `[R | t]` as dual quaternions, `scale_shear` gets `S`.
+pub fn encode_dual_quat_scale(
+    skin: &[Affine3A],
+    hierarchy: &PaletteHierarchy,
+    out: &mut [DualQuat],
+    scale_shear: &mut [Mat3A],
+) -> Result<(), AnimError> {
+    check_len("scale/shear palette", skin.len(), scale_shear.len())?;
+    encode_dq(skin, hierarchy, out, Some(scale_shear)).map(|_| ())
+}
+
+fn encode_dq(
+    skin: &[Affine3A],
+    hierarchy: &PaletteHierarchy,
+    out: &mut [DualQuat],
+    mut scale_shear: Option<&mut [Mat3A]>,
+) -> Result<PaletteReport, AnimError> {
+    check_len("dual-quaternion palette", skin.len(), out.len())?;
+    check_len("palette hierarchy", skin.len(), hierarchy.parent.len())?;
+    check_len("palette hierarchy order", skin.len(), hierarchy.order.len())?;
+    let mut done = vec![false; skin.len()];
+    let mut report = PaletteReport::default();
+    for &k in &hierarchy.order {
+        let k = k as usize;
+        if k >= skin.len() || std::mem::replace(&mut done[k], true) {
+            return Err(AnimError::InvalidJob(format!(
+                "palette hierarchy order names entry {k} twice or out of range"
+            )));
+        }
+        let m = &skin[k];
+        let r = polar_rotation(&m.matrix3);
+        let s = r.transpose() * m.matrix3;
+        let dev = (s - Mat3A::IDENTITY)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f32, |a, d| a.max(d.abs()));
+        if dev > SCALE_TOLERANCE {
+            report.lossy.push(k);
+        }
+        report.max_deviation = report.max_deviation.max(dev);
+        if let Some(ss) = scale_shear.as_deref_mut() {
+            ss[k] = s;
+        }
+        let mut q = Quat::from_mat3a(&r).normalize();
+        let reference = match hierarchy.parent[k] {
+            NO_PARENT => Quat::IDENTITY,
+            p if (p as usize) < skin.len() && done[p as usize] => out[p as usize].real(),
+            p => {
+                return Err(AnimError::InvalidJob(format!(
+                    "palette entry {k} follows entry {p}, which comes later or does not exist"
+                )))
+            }
+        };
+        if q.dot(reference) < 0.0 {
+            q = -q;
+        }
+        out[k] = DualQuat::from_rotation_translation(q, m.translation.into());
+    }
+    Ok(report)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +403,120 @@ mod tests {
             Affine4x3::from_affine(&Affine3A::IDENTITY),
             Affine4x3::IDENTITY
         );
+    }
+}
+
+#[cfg(test)]
+mod encoding_tests {
+    use super::*;
+    use crate::anim::{LocalToModelJob, Transform};
+    use crate::assets::builtin::Trident;
+
+    #[test]
+    fn bind_pose_gives_identity_in_every_encoding() {
+        let model = Trident::model();
+        let s = &model.skeleton;
+        let mut models = vec![Affine3A::IDENTITY; s.len()];
+        LocalToModelJob::full(s, s.bind_local(), &mut models)
+            .run()
+            .unwrap();
+        let skin = &model.skins[0];
+        let mut mats = vec![Affine3A::IDENTITY; skin.len()];
+        skin.skin_matrices(&models, &mut mats).unwrap();
+        let mut rows = vec![Affine4x3::default(); skin.len()];
+        encode_4x3(&mats, &mut rows);
+        let mut qt = vec![QuatTranslation::default(); skin.len()];
+        assert!(encode_quat_translation(&mats, &mut qt).unwrap().is_exact());
+        let h = PaletteHierarchy::new(skin, s).unwrap();
+        let mut dq = vec![DualQuat::default(); skin.len()];
+        assert!(encode_dual_quat(&mats, &h, &mut dq).unwrap().is_exact());
+        let mut dq2 = vec![DualQuat::default(); skin.len()];
+        let mut ss = vec![Mat3A::ZERO; skin.len()];
+        encode_dual_quat_scale(&mats, &h, &mut dq2, &mut ss).unwrap();
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+        for k in 0..skin.len() {
+            assert!(close(
+                &rows[k].rows.concat(),
+                &Affine4x3::IDENTITY.rows.concat()
+            ));
+            assert!(close(&qt[k].rotation, &QuatTranslation::IDENTITY.rotation));
+            assert!(close(
+                &qt[k].translation_scale,
+                &QuatTranslation::IDENTITY.translation_scale
+            ));
+            for d in [&dq[k], &dq2[k]] {
+                assert!(close(&d.real, &DualQuat::IDENTITY.real), "{d:?}");
+                assert!(close(&d.dual, &DualQuat::IDENTITY.dual), "{d:?}");
+            }
+            assert!(ss[k].abs_diff_eq(Mat3A::IDENTITY, 1e-5));
+        }
+    }
+
+    #[test]
+    fn encodings_transform_like_the_matrix_and_report_scale() {
+        let rigid = Affine3A::from_rotation_translation(
+            Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.2, 2.5),
+            Vec3::new(1.0, -2.0, 0.5),
+        );
+        let uniform = rigid * Affine3A::from_scale(Vec3::splat(1.5));
+        let skewed = rigid * Affine3A::from_scale(Vec3::new(1.0, 2.0, 1.0));
+        let mats = [rigid, uniform, skewed];
+        let mut qt = [QuatTranslation::default(); 3];
+        let rep = encode_quat_translation(&mats, &mut qt).unwrap();
+        assert_eq!(rep.lossy, vec![2]);
+        let p = Vec3::new(0.3, 0.7, -0.4);
+        for k in 0..2 {
+            assert!(qt[k]
+                .to_affine()
+                .transform_point3(p)
+                .abs_diff_eq(mats[k].transform_point3(p), 1e-5));
+        }
+        let mut dq = [DualQuat::default(); 3];
+        let rep = encode_dual_quat(&mats, &PaletteHierarchy::flat(3), &mut dq).unwrap();
+        assert_eq!(rep.lossy, vec![1, 2]);
+        assert!(dq[0]
+            .transform_point3(p)
+            .abs_diff_eq(rigid.transform_point3(p), 1e-5));
+        // Two-phase: scale/shear first, then the rigid part, is exact.
+        let mut ss = [Mat3A::ZERO; 3];
+        encode_dual_quat_scale(&mats, &PaletteHierarchy::flat(3), &mut dq, &mut ss).unwrap();
+        for k in 0..3 {
+            let two_phase = dq[k].transform_point3((ss[k] * Vec3A::from(p)).into());
+            assert!(
+                two_phase.abs_diff_eq(mats[k].transform_point3(p), 1e-5),
+                "{k}"
+            );
+        }
+    }
+
+    #[test]
+    fn dual_quat_signs_follow_the_hierarchy() {
+        // A chain whose joints each turn 120 degrees: model rotations go
+        // round the circle, so raw quaternion signs alternate hemispheres.
+        let n: usize = 6;
+        let parents: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let names = (0..n).map(|i| format!("j{i}")).collect();
+        let bind = vec![Transform::IDENTITY; n];
+        let (s, _) = Skeleton::new(names, &parents, bind).unwrap();
+        let skin = Skin::whole_skeleton(&s);
+        let mats: Vec<Affine3A> = (0..n)
+            .map(|i| Affine3A::from_rotation_z(i as f32 * 2.1))
+            .collect();
+        let h = PaletteHierarchy::new(&skin, &s).unwrap();
+        let mut dq = vec![DualQuat::default(); n];
+        encode_dual_quat(&mats, &h, &mut dq).unwrap();
+        assert!(dq[0].real[3] >= 0.0);
+        for i in 1..n {
+            assert!(dq[i].real().dot(dq[i - 1].real()) >= 0.0, "{i}");
+        }
+    }
+
+    #[test]
+    fn pod_layouts_are_two_vec4() {
+        assert_eq!(std::mem::size_of::<QuatTranslation>(), 32);
+        assert_eq!(std::mem::size_of::<DualQuat>(), 32);
+        assert_eq!(std::mem::size_of::<Affine4x3>(), 48);
+        assert_eq!(std::mem::offset_of!(QuatTranslation, translation_scale), 16);
+        assert_eq!(std::mem::offset_of!(DualQuat, dual), 16);
     }
 }

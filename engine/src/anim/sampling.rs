@@ -1,36 +1,72 @@
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use super::clip::{JointChannels, Track};
+use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Timeline, Vec3Batch, Vec3Field, SQUAD_ROWS};
+use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
 use super::{AnimError, Clip, Interpolation, Transform};
 
 /// What happens past the clip's end.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PlaybackMode {
-    /// Wrap with `fmod(t, duration)` (seed 003); SQUAD neighbours wrap too.
+    /// Wrap with `fmod(t, duration)` (seed 003), negative times wrapping
+    /// backwards; SQUAD neighbours wrap too (the key before the first is
+    /// the last, the one after the last is the first).
     #[default]
     Loop,
-    /// Hold the first key before the start and the last after the end.
+    /// Hold the first key before the start and the last after the end;
+    /// SQUAD's missing neighbours repeat the end keys.
     Clamp,
 }
 
-/// Per-track key cursors: forward playback finds its keys in O(1); a jump
-/// falls back to binary search. One context per (clip, instance).
+impl PlaybackMode {
+    /// Clip-local time in `[0, duration]` for an unwrapped time.
+    #[inline]
+    pub fn wrap(self, time: f32, duration: f32) -> f32 {
+        match self {
+            PlaybackMode::Loop if duration > 0.0 => {
+                let t = time % duration;
+                if t < 0.0 {
+                    t + duration
+                } else {
+                    t
+                }
+            }
+            PlaybackMode::Loop => 0.0,
+            PlaybackMode::Clamp => time.clamp(0.0, duration),
+        }
+    }
+}
+
+/// Per-timeline key cursors: forward playback finds its keys in O(1) (the
+/// cursor's interval or the next); any other jump falls back to binary
+/// search. One context per playing instance; a context moved to another
+/// clip resizes itself, its cursors being hints that are always checked.
 #[derive(Clone, Debug, Default)]
 pub struct SamplingContext {
     cursors: Vec<u32>,
+    /// This sample's interval and fraction per timeline.
+    located: Vec<(u32, f32)>,
 }
 
 impl SamplingContext {
     pub fn new(clip: &Clip) -> Self {
+        let n = clip.timelines.len();
         Self {
-            cursors: vec![0; clip.joints.len() * 4],
+            cursors: vec![0; n],
+            located: vec![(0, 0.0); n],
         }
     }
 
     fn fit(&mut self, clip: &Clip) {
-        if self.cursors.len() != clip.joints.len() * 4 {
-            self.cursors = vec![0; clip.joints.len() * 4];
+        let n = clip.timelines.len();
+        if self.cursors.len() != n {
+            self.cursors = vec![0; n];
+            self.located = vec![(0, 0.0); n];
         }
+    }
+
+    /// Forgets the cursors (the next sample binary-searches).
+    pub fn reset(&mut self) {
+        self.cursors.fill(0);
     }
 }
 
@@ -47,10 +83,10 @@ pub struct SamplingJob<'a> {
 
 impl SamplingJob<'_> {
     pub fn validate(&self) -> Result<(), AnimError> {
-        if self.output.len() != self.clip.joints.len() {
+        if self.output.len() != self.clip.joint_count() {
             return Err(AnimError::LengthMismatch {
                 what: "sampled transforms",
-                expected: self.clip.joints.len(),
+                expected: self.clip.joint_count(),
                 got: self.output.len(),
             });
         }
@@ -65,204 +101,787 @@ impl SamplingJob<'_> {
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
-        self.context.fit(self.clip);
-        let d = self.clip.duration();
-        let t = match self.mode {
-            PlaybackMode::Loop if d > 0.0 => {
-                let t = self.time % d;
-                if t < 0.0 {
-                    t + d
-                } else {
-                    t
-                }
-            }
-            PlaybackMode::Loop => 0.0,
-            PlaybackMode::Clamp => self.time.clamp(0.0, d),
-        };
-        let wrap = self.mode == PlaybackMode::Loop;
-        for (j, (ch, out)) in self
-            .clip
-            .joints
+        let clip = self.clip;
+        let ctx = self.context;
+        ctx.fit(clip);
+        let t = self.mode.wrap(self.time, clip.duration());
+        let looping = self.mode == PlaybackMode::Loop;
+        let out = self.output;
+        for &j in &clip.rest_joints {
+            out[j as usize] = clip.rest[j as usize];
+        }
+        for ((tl, cursor), located) in clip
+            .timelines
             .iter()
-            .zip(self.output.iter_mut())
-            .enumerate()
+            .zip(ctx.cursors.iter_mut())
+            .zip(ctx.located.iter_mut())
         {
-            let cur = &mut self.context.cursors[j * 4..j * 4 + 4];
-            *out = sample_joint(ch, t, wrap, cur);
+            let (i, u) = locate(tl, t, cursor);
+            *located = (i as u32, u);
+        }
+        for b in &clip.vec3_batches {
+            let (i, u) = ctx.located[b.timeline];
+            sample_vec3(b, i as usize, u, out);
+        }
+        for b in &clip.quat_batches {
+            let (i, u) = ctx.located[b.timeline];
+            let last = clip.timelines[b.timeline].times.len() - 2;
+            sample_quat(b, i as usize, u, looping, last, out);
+        }
+        sample_solo(clip, &ctx.located, looping, out);
+        for b in &clip.matrix_batches {
+            let (i, u) = ctx.located[b.timeline];
+            sample_matrix(b, i as usize, u, out);
         }
         Ok(())
     }
 }
 
-fn sample_joint(ch: &JointChannels, t: f32, wrap: bool, cur: &mut [u32]) -> Transform {
-    if let Some(m) = &ch.matrix {
-        let (i, u) = locate(&m.times, t, &mut cur[3]);
-        let k = if m.interpolation == Interpolation::Step || u <= 0.5 || i + 1 >= m.values.len() {
-            i
-        } else {
-            i + 1
-        };
-        return m.values[k];
-    }
-    Transform {
-        translation: ch
-            .translation
-            .as_ref()
-            .map_or(ch.rest.translation, |tr| sample_vec3(tr, t, &mut cur[0])),
-        rotation: ch
-            .rotation
-            .as_ref()
-            .map_or(ch.rest.rotation, |tr| sample_quat(tr, t, wrap, &mut cur[1])),
-        scale: ch
-            .scale
-            .as_ref()
-            .map_or(ch.rest.scale, |tr| sample_vec3(tr, t, &mut cur[2])),
-    }
-}
-
-/// Finds key `i` with `times[i] <= t < times[i+1]` and the fraction `u`
-/// between them. Before the first key: (0, 0); at or after the last:
-/// (last, 0).
-fn locate(times: &[f32], t: f32, cursor: &mut u32) -> (usize, f32) {
+/// Finds interval `i` with `times[i] <= t < times[i+1]` and the fraction
+/// `u` into it. Before the first key: `(0, 0)`; at or after the last:
+/// `(last interval, 1)`, so every interpolation returns the end keys there.
+#[inline]
+fn locate(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
+    let times = &tl.times;
     let n = times.len();
-    if n == 1 || t <= times[0] {
+    if t <= times[0] {
         *cursor = 0;
         return (0, 0.0);
     }
     if t >= times[n - 1] {
-        *cursor = (n - 1) as u32;
-        return (n - 1, 0.0);
+        *cursor = (n - 2) as u32;
+        return (n - 2, 1.0);
     }
-    let c = *cursor as usize;
-    let i = if c + 1 < n && times[c] <= t && t < times[c + 1] {
+    // Forward playback moves at most one interval per sample: step the
+    // cursor without a branch, then check it (mispredicted branches, not
+    // arithmetic, are what a per-track cursor costs).
+    let c = (*cursor as usize).min(n - 2);
+    let c = c + usize::from(times[c + 1] <= t && c + 2 < n);
+    // Here times[0] < t < times[n-1], so either search finds 0..=n-2.
+    let i = if times[c] <= t && t < times[c + 1] {
         c
-    } else if c + 2 < n && times[c + 1] <= t && t < times[c + 2] {
-        c + 1
     } else {
-        // partition_point gives the first key later than t; t < times[n-1].
-        times.partition_point(|&k| k <= t) - 1
+        keys_at_or_before(times, t) - 1
     };
     *cursor = i as u32;
-    let span = times[i + 1] - times[i];
-    let u = if span > 0.0 {
-        (t - times[i]) / span
-    } else {
-        0.0
-    };
+    let u = ((t - times[i]) * tl.inv_span[i]).clamp(0.0, 1.0);
     (i, u)
 }
 
-fn hermite(u: f32) -> [f32; 4] {
-    let u2 = u * u;
-    let u3 = u2 * u;
-    [
-        2.0 * u3 - 3.0 * u2 + 1.0,
-        u3 - 2.0 * u2 + u,
-        -2.0 * u3 + 3.0 * u2,
-        u3 - u2,
-    ]
+/// How many keys are at or before `t` (`partition_point(|k| k <= t)` on
+/// sorted times), as a branchless binary search: a random seek costs a
+/// fixed handful of compare-and-moves instead of mispredicted branches.
+#[inline]
+fn keys_at_or_before(times: &[f32], t: f32) -> usize {
+    let mut base = 0;
+    let mut len = times.len();
+    while len > 1 {
+        let half = len / 2;
+        if times[base + half] <= t {
+            base += half;
+        }
+        len -= half;
+    }
+    base + usize::from(!times.is_empty() && times[base] <= t)
 }
 
-fn sample_vec3(tr: &Track<Vec3>, t: f32, cursor: &mut u32) -> Vec3 {
-    let (i, u) = locate(&tr.times, t, cursor);
-    let n = tr.values.len();
-    if i + 1 >= n {
-        return tr.values[i];
+#[inline(always)]
+fn set_vec3(out: &mut Transform, field: Vec3Field, v: Vec3A) {
+    match field {
+        Vec3Field::Translation => out.translation = Vec3::from(v),
+        Vec3Field::Scale => out.scale = Vec3::from(v),
     }
-    match tr.interpolation {
-        Interpolation::Step => tr.values[i],
-        Interpolation::Nearest => tr.values[if u > 0.5 { i + 1 } else { i }],
-        Interpolation::Linear | Interpolation::Squad => tr.values[i].lerp(tr.values[i + 1], u),
+}
+
+fn sample_vec3(b: &Vec3Batch, i: usize, u: f32, out: &mut [Transform]) {
+    let nt = b.joints.len();
+    let f = b.field;
+    match b.interpolation {
+        Interpolation::Linear | Interpolation::Squad => {
+            let k0 = &b.data[i * nt..(i + 1) * nt];
+            let k1 = &b.data[(i + 1) * nt..(i + 2) * nt];
+            for ((&j, &a), &c) in b.joints.iter().zip(k0).zip(k1) {
+                // a*(1-u) + c*u is exact at both ends, unlike a + (c-a)*u.
+                set_vec3(&mut out[j as usize], f, a * (1.0 - u) + c * u);
+            }
+        }
+        Interpolation::Step | Interpolation::Nearest => {
+            let next = if b.interpolation == Interpolation::Step {
+                u >= 1.0
+            } else {
+                u > 0.5
+            };
+            let k = if next { i + 1 } else { i };
+            let keys = &b.data[k * nt..(k + 1) * nt];
+            for (&j, &v) in b.joints.iter().zip(keys) {
+                set_vec3(&mut out[j as usize], f, v);
+            }
+        }
         Interpolation::CubicSpline => {
-            let dt = tr.times[i + 1] - tr.times[i];
-            let h = hermite(u);
-            tr.values[i] * h[0]
-                + tr.tangents[i][1] * (dt * h[1])
-                + tr.values[i + 1] * h[2]
-                + tr.tangents[i + 1][0] * (dt * h[3])
+            let coeffs = &b.data[i * nt * 4..(i + 1) * nt * 4];
+            for (&j, c) in b.joints.iter().zip(coeffs.chunks_exact(4)) {
+                let v = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
+                set_vec3(&mut out[j as usize], f, v);
+            }
         }
     }
 }
 
-fn sample_quat(tr: &Track<Quat>, t: f32, wrap: bool, cursor: &mut u32) -> Quat {
-    let (i, u) = locate(&tr.times, t, cursor);
-    let n = tr.values.len();
-    if i + 1 >= n {
-        return tr.values[i].normalize();
-    }
-    match tr.interpolation {
-        Interpolation::Step => tr.values[i],
-        Interpolation::Nearest => tr.values[if u > 0.5 { i + 1 } else { i }],
-        Interpolation::Linear => tr.values[i].slerp(tr.values[i + 1], u),
-        Interpolation::CubicSpline => {
-            let dt = tr.times[i + 1] - tr.times[i];
-            let h = hermite(u);
-            let v = Vec4::from(tr.values[i]) * h[0]
-                + Vec4::from(tr.tangents[i][1]) * (dt * h[1])
-                + Vec4::from(tr.values[i + 1]) * h[2]
-                + Vec4::from(tr.tangents[i + 1][0]) * (dt * h[3]);
-            Quat::from_vec4(v).normalize()
+/// Weights of a slerp across a fixed angle: `sin((1-u) theta) / sin theta`
+/// and `sin(u theta) / sin theta`.
+#[inline(always)]
+fn fixed_slerp(a: Quat, b: Quat, theta: f32, inv_sin: f32, u: f32) -> Vec4 {
+    let s = sin4(Vec4::new((1.0 - u) * theta, u * theta, 0.0, 0.0)) * inv_sin;
+    Vec4::from(a) * s.x + Vec4::from(b) * s.y
+}
+
+/// `Squad(q1, a, b, c, u)` on a precomputed span: the two fixed-end slerps
+/// share one sine polynomial, the outer slerp takes the short way.
+#[inline(always)]
+pub(crate) fn squad_span(s: &SquadSpan, u: f32) -> Quat {
+    let an = s.angles;
+    let w = sin4(Vec4::new(
+        (1.0 - u) * an.x,
+        u * an.x,
+        (1.0 - u) * an.z,
+        u * an.z,
+    )) * Vec4::new(an.y, an.y, an.w, an.w);
+    let p = Vec4::from(s.q1) * w.x + Vec4::from(s.c) * w.y;
+    let r = Vec4::from(s.a) * w.z + Vec4::from(s.b) * w.w;
+    let h = 2.0 * u * (1.0 - u);
+    let d = p.dot(r);
+    let r = if d < 0.0 { -r } else { r };
+    let theta = acos01(d.abs().min(1.0)).max(MIN_SLERP_ANGLE);
+    let s = sin4(Vec4::new((1.0 - h) * theta, h * theta, theta, 0.0));
+    let inv = 1.0 / s.z;
+    Quat::from_vec4(p * (s.x * inv) + r * (s.y * inv))
+}
+
+fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out: &mut [Transform]) {
+    let nt = b.joints.len();
+    match b.interpolation {
+        Interpolation::Linear => {
+            #[cfg(target_arch = "x86_64")]
+            if nt >= 3 && super::simd::avx2_fma() {
+                let groups = nt.div_ceil(8);
+                let k0 = &b.linear_soa_keys[i * groups * 4..];
+                let k1 = &b.linear_soa_keys[(i + 1) * groups * 4..];
+                let an = &b.linear_soa_angles[i * groups * 2..];
+                for (g, joints) in b.joints.chunks(8).enumerate() {
+                    // SAFETY: features checked; the row slices hold whole
+                    // groups; every joint is inside the output.
+                    unsafe {
+                        super::simd::x86::slerp8(
+                            &k0[g * 4..g * 4 + 4],
+                            &k1[g * 4..g * 4 + 4],
+                            &an[g * 2..g * 2 + 2],
+                            u,
+                            joints,
+                            out,
+                        )
+                    };
+                }
+                return;
+            }
+            let k0 = &b.keys[i * nt..(i + 1) * nt];
+            let k1 = &b.keys[(i + 1) * nt..(i + 2) * nt];
+            let angles = &b.angles[i * nt..(i + 1) * nt];
+            for (((&j, &q0), &q1), &[theta, inv]) in b.joints.iter().zip(k0).zip(k1).zip(angles) {
+                out[j as usize].rotation = Quat::from_vec4(fixed_slerp(q0, q1, theta, inv, u));
+            }
+        }
+        Interpolation::Step | Interpolation::Nearest => {
+            let next = if b.interpolation == Interpolation::Step {
+                u >= 1.0
+            } else {
+                u > 0.5
+            };
+            let k = if next { i + 1 } else { i };
+            for (&j, &q) in b.joints.iter().zip(&b.keys[k * nt..(k + 1) * nt]) {
+                out[j as usize].rotation = q;
+            }
         }
         Interpolation::Squad => {
-            let (i0, i3) = if wrap {
-                (
-                    if i == 0 { n - 1 } else { i - 1 },
-                    if i + 2 >= n { i + 2 - n } else { i + 2 },
-                )
+            // Eight lanes pay off from a few tracks on; a track alone (key
+            // times shared with no other) goes the scalar way.
+            #[cfg(target_arch = "x86_64")]
+            if nt >= 3 && super::simd::avx2_fma() {
+                let groups = nt.div_ceil(8);
+                let rows = if !looping && (i == 0 || i == last) {
+                    let at = if i == 0 { 0 } else { groups };
+                    &b.squad_clamped_soa[at * SQUAD_ROWS..(at + groups) * SQUAD_ROWS]
+                } else {
+                    &b.squad_soa[i * groups * SQUAD_ROWS..(i + 1) * groups * SQUAD_ROWS]
+                };
+                for (rows, joints) in rows.chunks_exact(SQUAD_ROWS).zip(b.joints.chunks(8)) {
+                    // SAFETY: features checked; every joint index is below the
+                    // output length (validated at build and in validate()).
+                    unsafe { super::simd::x86::squad8(rows, u, joints, out) };
+                }
+                return;
+            }
+            let spans = if !looping && (i == 0 || i == last) {
+                let at = if i == 0 { 0 } else { nt };
+                &b.squad_clamped[at..at + nt]
             } else {
-                (i.saturating_sub(1), (i + 2).min(n - 1))
+                &b.squad[i * nt..(i + 1) * nt]
             };
-            let v = &tr.values;
-            let (a, b, c) = squad_setup(v[i0], v[i], v[i + 1], v[i3]);
-            squad(v[i], a, b, c, u)
+            for (&j, s) in b.joints.iter().zip(spans) {
+                out[j as usize].rotation = squad_span(s, u);
+            }
+        }
+        Interpolation::CubicSpline => {
+            let coeffs = &b.cubic[i * nt * 4..(i + 1) * nt * 4];
+            for (&j, c) in b.joints.iter().zip(coeffs.chunks_exact(4)) {
+                let v = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
+                // glTF: rotations are normalised after the spline.
+                out[j as usize].rotation = Quat::from_vec4(v.normalize_or(Vec4::W));
+            }
         }
     }
 }
 
-/// `D3DXQuaternionSquad`: `Slerp(Slerp(q1, c, t), Slerp(a, b, t), 2t(1-t))`.
-pub(crate) fn squad(q1: Quat, a: Quat, b: Quat, c: Quat, t: f32) -> Quat {
-    q1.slerp(c, t).slerp(a.slerp(b, t), 2.0 * t * (1.0 - t))
-}
-
-/// `D3DXQuaternionSquadSetup` in Hamilton products: neighbours are flipped
-/// into the hemisphere of the key before them, then
-/// `A = exp(-(ln(q2 q1^-1) + ln(q0 q1^-1)) / 4) q1`,
-/// `B = exp(-(ln(q3 q2^-1) + ln(q1 q2^-1)) / 4) q2`, `C = q2`
-/// (D3DX's `Multiply(a, b)` is the Hamilton product `b a`).
-pub(crate) fn squad_setup(q0: Quat, q1: Quat, q2: Quat, q3: Quat) -> (Quat, Quat, Quat) {
-    let flip = |a: Quat, b: Quat| {
-        if (a + b).length_squared() < (a - b).length_squared() {
-            -b
+/// Tracks in the solo layout, each with its own timeline's interval.
+fn sample_solo(clip: &Clip, located: &[(u32, f32)], looping: bool, out: &mut [Transform]) {
+    let s = &clip.solo_vec3;
+    for k in 0..s.joints.len() {
+        let (i, u) = located[s.timelines[k] as usize];
+        let at = s.offsets[k] as usize + i as usize;
+        let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
+        set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
+    }
+    let s = &clip.solo_quat;
+    for k in 0..s.joints.len() {
+        let tl = s.timelines[k] as usize;
+        let (i, u) = located[tl];
+        let i = i as usize;
+        let [a, b] = s.offsets[k];
+        let q = if s.squad[k] {
+            let last = clip.timelines[tl].times.len() - 2;
+            let span = if !looping && (i == 0 || i == last) {
+                &s.clamped[2 * k + usize::from(i != 0)]
+            } else {
+                &s.spans[a as usize + i]
+            };
+            squad_span(span, u)
         } else {
-            b
-        }
+            let (a, b) = (a as usize + i, b as usize + i);
+            let [theta, inv] = s.angles[b];
+            Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
+        };
+        out[s.joints[k] as usize].rotation = q;
+    }
+}
+
+fn sample_matrix(b: &MatrixBatch, i: usize, u: f32, out: &mut [Transform]) {
+    let nt = b.joints.len();
+    // Seed 003: `iKey = (0.5 < fLerpValue) ? dwp3 : dwp2`.
+    let next = if b.interpolation == Interpolation::Step {
+        u >= 1.0
+    } else {
+        u > 0.5
     };
-    let q0 = flip(q1, q0);
-    let q2 = flip(q1, q2);
-    let q3 = flip(q2, q3);
-    let a = quat_exp((quat_ln(q2 * q1.inverse()) + quat_ln(q0 * q1.inverse())) * -0.25) * q1;
-    let b = quat_exp((quat_ln(q3 * q2.inverse()) + quat_ln(q1 * q2.inverse())) * -0.25) * q2;
-    (a, b, q2)
+    let k = if next { i + 1 } else { i };
+    for (&j, v) in b.joints.iter().zip(&b.keys[k * nt..(k + 1) * nt]) {
+        out[j as usize] = *v;
+    }
 }
 
-/// Log of a unit quaternion as a pure quaternion (w = 0).
-pub(crate) fn quat_ln(q: Quat) -> Vec4 {
-    let v = Vec3::new(q.x, q.y, q.z);
-    let s = v.length();
-    if s < 1e-7 {
-        return Vec4::new(v.x, v.y, v.z, 0.0);
-    }
-    let theta = s.atan2(q.w);
-    (v * (theta / s)).extend(0.0)
+/// Plays a clip: keeps the unwrapped time, advances it by `dt * rate`, and
+/// samples at `start + time`. A negative rate plays backwards.
+#[derive(Clone, Debug)]
+pub struct Playback {
+    /// Seconds played so far (before wrapping), already scaled by the rate.
+    pub time: f32,
+    /// Speed multiplier: 1 is real time, 0 pauses, negative plays backwards.
+    pub rate: f32,
+    /// Clip time at which playback starts.
+    pub start: f32,
+    pub mode: PlaybackMode,
+    pub context: SamplingContext,
 }
 
-/// Exp of a pure quaternion (w ignored).
-pub(crate) fn quat_exp(v: Vec4) -> Quat {
-    let v3 = v.truncate();
-    let theta = v3.length();
-    if theta < 1e-7 {
-        return Quat::from_xyzw(v3.x, v3.y, v3.z, 1.0).normalize();
+impl Playback {
+    pub fn new(clip: &Clip, mode: PlaybackMode) -> Self {
+        Self {
+            time: 0.0,
+            rate: 1.0,
+            start: 0.0,
+            mode,
+            context: SamplingContext::new(clip),
+        }
     }
-    let s = theta.sin() / theta;
-    Quat::from_xyzw(v3.x * s, v3.y * s, v3.z * s, theta.cos())
+
+    /// Moves the play head by `dt` seconds of real time.
+    pub fn advance(&mut self, dt: f32) {
+        self.time += dt * self.rate;
+    }
+
+    /// The clip-local time that the next sample uses, in `[0, duration]`.
+    pub fn clip_time(&self, clip: &Clip) -> f32 {
+        self.mode.wrap(self.start + self.time, clip.duration())
+    }
+
+    /// Samples `clip` at the play head.
+    pub fn sample(&mut self, clip: &Clip, output: &mut [Transform]) -> Result<(), AnimError> {
+        // Wrapping here keeps the f32 time small however long it plays.
+        if self.mode == PlaybackMode::Loop && clip.duration() > 0.0 {
+            self.time %= clip.duration();
+        }
+        SamplingJob {
+            clip,
+            context: &mut self.context,
+            time: self.start + self.time,
+            mode: self.mode,
+            output,
+        }
+        .run()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::quat::reference as r;
+    use super::*;
+    use crate::anim::{RawClip, RawJointTrack, RawTrack, Skeleton};
+    use glam::Affine3A;
+    use rand::{Rng, SeedableRng};
+
+    fn skeleton(n: usize) -> Skeleton {
+        let parents: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let names = (0..n).map(|i| format!("j{i}")).collect();
+        Skeleton::new(names, &parents, vec![Transform::IDENTITY; n])
+            .unwrap()
+            .0
+    }
+
+    fn sample(clip: &Clip, t: f32, mode: PlaybackMode) -> Vec<Transform> {
+        let mut out = vec![Transform::IDENTITY; clip.joint_count()];
+        let mut ctx = SamplingContext::new(clip);
+        SamplingJob {
+            clip,
+            context: &mut ctx,
+            time: t,
+            mode,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        out
+    }
+
+    fn rotation_clip(interp: Interpolation, keys: &[Quat], times: &[f32]) -> Clip {
+        let mut track = RawJointTrack::new(0);
+        track.rotation = RawTrack::new(interp, times.to_vec(), keys.to_vec());
+        let raw = RawClip {
+            name: "r".into(),
+            duration: 0.0,
+            tracks: vec![track],
+        };
+        Clip::build(&raw, &skeleton(1)).unwrap()
+    }
+
+    fn random_keys(n: usize, seed: u64) -> Vec<Quat> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                Quat::from_euler(
+                    glam::EulerRot::XYZ,
+                    rng.gen_range(-3.0..3.0),
+                    rng.gen_range(-1.5..1.5),
+                    rng.gen_range(-3.0..3.0),
+                )
+            })
+            .collect()
+    }
+
+    /// Seed 003's SetTime, lines 391-395: `i0 = i1 - 1; i3 = i2 + 1;
+    /// if (i0 < 0) i0 += n; if (i3 >= n) i3 -= n;`, then
+    /// SquadSetup(q[i0], q[i1], q[i2], q[i3]) and Squad(q[i1], A, B, C, u),
+    /// evaluated with the f64 reference.
+    fn seed_003_squad(keys: &[Quat], i1: i64, u: f64) -> r::Q {
+        let n = keys.len() as i64;
+        let i2 = i1 + 1;
+        let mut i0 = i1 - 1;
+        let mut i3 = i2 + 1;
+        if i0 < 0 {
+            i0 += n;
+        }
+        if i3 >= n {
+            i3 -= n;
+        }
+        let q = |i: i64| r::from_f32(keys[i as usize]);
+        let (a, b, c) = r::squad_setup(q(i0), q(i1), q(i2), q(i3));
+        r::squad(q(i1), a, b, c, u)
+    }
+
+    #[test]
+    fn squad_track_wraps_neighbours_as_seed_003() {
+        let keys = random_keys(6, 1);
+        let times = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5];
+        let clip = rotation_clip(Interpolation::Squad, &keys, &times);
+        for (i1, &start) in times.iter().enumerate().take(5) {
+            for u in [0.1f32, 0.37, 0.5, 0.81] {
+                let t = start + 0.5 * u;
+                let got = sample(&clip, t, PlaybackMode::Loop)[0].rotation;
+                let want = seed_003_squad(&keys, i1 as i64, u as f64);
+                assert!(r::dist(got, want) < 1e-5, "interval {i1} u {u}");
+            }
+        }
+        // The first interval really uses the last key as its predecessor:
+        // changing it changes the result.
+        let mut other = keys.clone();
+        other[5] = Quat::from_rotation_x(1.0);
+        let clip2 = rotation_clip(Interpolation::Squad, &other, &times);
+        let a = sample(&clip, 0.2, PlaybackMode::Loop)[0].rotation;
+        let b = sample(&clip2, 0.2, PlaybackMode::Loop)[0].rotation;
+        assert!(a.dot(b).abs() < 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn wide_batches_match_the_reference() {
+        // Ten tracks on one timeline take the eight-lane paths where the CPU
+        // has them; each is checked against the f64 formulas.
+        let times: Vec<f32> = (0..7).map(|k| k as f32 * 0.25).collect();
+        let keys: Vec<Vec<Quat>> = (0..10).map(|j| random_keys(7, 100 + j)).collect();
+        for interp in [Interpolation::Squad, Interpolation::Linear] {
+            let tracks = (0..10)
+                .map(|j| {
+                    let mut t = RawJointTrack::new(j);
+                    t.rotation = RawTrack::new(interp, times.clone(), keys[j].clone());
+                    t
+                })
+                .collect();
+            let raw = RawClip {
+                name: "wide".into(),
+                duration: 0.0,
+                tracks,
+            };
+            let clip = Clip::build(&raw, &skeleton(10)).unwrap();
+            assert_eq!(clip.timeline_count(), 1);
+            for t in [0.05f32, 0.3, 0.8, 1.49] {
+                let i1 = (t / 0.25) as i64;
+                let u = (t - i1 as f32 * 0.25) / 0.25;
+                let out = sample(&clip, t, PlaybackMode::Loop);
+                for (j, k) in keys.iter().enumerate() {
+                    let want = match interp {
+                        Interpolation::Squad => seed_003_squad(k, i1, u as f64),
+                        _ => r::slerp(
+                            r::from_f32(k[i1 as usize]),
+                            r::from_f32(k[i1 as usize + 1]),
+                            u as f64,
+                        ),
+                    };
+                    assert!(
+                        r::dist(out[j].rotation, want) < 1e-5,
+                        "{interp:?} t {t} joint {j}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn squad_track_clamps_neighbours_without_looping() {
+        let keys = random_keys(4, 2);
+        let times = [0.0, 1.0, 2.0, 3.0];
+        let clip = rotation_clip(Interpolation::Squad, &keys, &times);
+        let q = |i: usize| r::from_f32(keys[i]);
+        for (i, (i0, i3)) in [(0usize, (0usize, 2usize)), (1, (0, 3)), (2, (1, 3))] {
+            let (a, b, c) = r::squad_setup(q(i0), q(i), q(i + 1), q(i3));
+            let want = r::squad(q(i), a, b, c, 0.3);
+            let got = sample(&clip, i as f32 + 0.3, PlaybackMode::Clamp)[0].rotation;
+            assert!(r::dist(got, want) < 1e-5, "interval {i}");
+        }
+    }
+
+    #[test]
+    fn squad_track_passes_through_its_keys() {
+        let keys = random_keys(5, 3);
+        let times = [0.0, 0.3, 0.7, 1.0, 1.6];
+        let clip = rotation_clip(Interpolation::Squad, &keys, &times);
+        for mode in [PlaybackMode::Loop, PlaybackMode::Clamp] {
+            for (k, &t) in times.iter().enumerate().take(4) {
+                let got = sample(&clip, t, mode)[0].rotation;
+                assert!(got.dot(keys[k]).abs() > 1.0 - 1e-6, "key {k} {mode:?}");
+            }
+        }
+        let end = sample(&clip, 1.6, PlaybackMode::Clamp)[0].rotation;
+        assert!(end.dot(keys[4]).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn cubic_spline_matches_gltf_by_hand() {
+        // glTF 2.0 Appendix C: p(t) = (2t^3-3t^2+1) v0 + td (t^3-2t^2+t) b0
+        // + (-2t^3+3t^2) v1 + td (t^3-t^2) a1. With td = 2 and t = 0.25:
+        // h00 = 0.84375, h10 = 0.140625, h01 = 0.15625, h11 = -0.046875, so
+        // x = 0.84375 + 2*0.140625 + 4*0.15625 = 1.75,
+        // y = 2*0.84375 + 2*2*(-0.046875) = 1.5,
+        // z = 3*0.84375 - 0.15625 = 2.375.
+        let mut track = RawJointTrack::new(0);
+        track.translation = RawTrack {
+            interpolation: Interpolation::CubicSpline,
+            times: vec![1.0, 3.0],
+            values: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 0.0, -1.0)],
+            tangents: vec![
+                [Vec3::new(9.0, 9.0, 9.0), Vec3::new(1.0, 0.0, 0.0)],
+                [Vec3::new(0.0, 2.0, 0.0), Vec3::new(-7.0, 5.0, 3.0)],
+            ],
+        };
+        // Rotation: zero tangents, halfway: (v0 + v1) / 2 normalised, with
+        // v0 = identity and v1 = 180 degrees about z: (0, 0, 1, 1) / sqrt 2.
+        track.rotation = RawTrack {
+            interpolation: Interpolation::CubicSpline,
+            times: vec![1.0, 3.0],
+            values: vec![Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)],
+            tangents: vec![[Quat::from_xyzw(0.0, 0.0, 0.0, 0.0); 2]; 2],
+        };
+        let raw = RawClip {
+            name: "c".into(),
+            duration: 3.0,
+            tracks: vec![track],
+        };
+        let clip = Clip::build(&raw, &skeleton(1)).unwrap();
+        let out = sample(&clip, 1.5, PlaybackMode::Clamp)[0];
+        assert!(
+            out.translation
+                .abs_diff_eq(Vec3::new(1.75, 1.5, 2.375), 1e-5),
+            "{out:?}"
+        );
+        let out = sample(&clip, 2.0, PlaybackMode::Clamp)[0];
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(out
+            .rotation
+            .abs_diff_eq(Quat::from_xyzw(0.0, 0.0, h, h), 1e-6));
+    }
+
+    #[test]
+    fn linear_step_and_nearest_by_hand() {
+        let mut track = RawJointTrack::new(0);
+        track.translation = RawTrack::new(
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![Vec3::ZERO, Vec3::new(2.0, 4.0, 6.0)],
+        );
+        // 0 to 90 degrees about z: halfway is 45 degrees.
+        track.rotation = RawTrack::new(
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![
+                Quat::IDENTITY,
+                Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            ],
+        );
+        track.scale = RawTrack::new(
+            Interpolation::Step,
+            vec![0.0, 0.5, 1.0],
+            vec![Vec3::ONE, Vec3::splat(2.0), Vec3::splat(3.0)],
+        );
+        let mut t2 = RawJointTrack::new(1);
+        let m = |x: f32| Affine3A::from_translation(Vec3::new(x, 0.0, 0.0));
+        t2.matrix = RawTrack::new(Interpolation::Nearest, vec![0.0, 1.0], vec![m(1.0), m(2.0)]);
+        let raw = RawClip {
+            name: "l".into(),
+            duration: 1.0,
+            tracks: vec![track, t2],
+        };
+        let clip = Clip::build(&raw, &skeleton(2)).unwrap();
+        let out = sample(&clip, 0.25, PlaybackMode::Clamp);
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 1.0, 1.5), 1e-6));
+        assert_eq!(out[0].scale, Vec3::ONE);
+        assert_eq!(out[1].translation.x, 1.0);
+        let out = sample(&clip, 0.5, PlaybackMode::Clamp);
+        let s = (22.5f32).to_radians();
+        assert!(out[0]
+            .rotation
+            .abs_diff_eq(Quat::from_xyzw(0.0, 0.0, s.sin(), s.cos()), 1e-6));
+        assert_eq!(out[0].scale, Vec3::splat(2.0));
+        // Exactly half way the seed keeps the earlier matrix key.
+        assert_eq!(out[1].translation.x, 1.0);
+        let out = sample(&clip, 0.51, PlaybackMode::Clamp);
+        assert_eq!(out[1].translation.x, 2.0);
+        let out = sample(&clip, 5.0, PlaybackMode::Clamp);
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(2.0, 4.0, 6.0), 1e-6));
+        assert_eq!(out[0].scale, Vec3::splat(3.0));
+    }
+
+    fn big_clip(joints: usize, shared: bool) -> Clip {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let tracks = (0..joints)
+            .map(|j| {
+                let mut t = RawJointTrack::new(j);
+                let times = |rng: &mut rand::rngs::StdRng| -> Vec<f32> {
+                    if shared {
+                        (0..30).map(|k| k as f32 / 29.0).collect()
+                    } else {
+                        let mut v: Vec<f32> = (0..30)
+                            .map(|k| (k as f32 + rng.gen_range(-0.3..0.3)) / 29.0)
+                            .collect();
+                        v[0] = 0.0;
+                        v[29] = 1.0;
+                        v
+                    }
+                };
+                let tt = times(&mut rng);
+                t.translation = RawTrack::new(
+                    Interpolation::Linear,
+                    tt.clone(),
+                    tt.iter()
+                        .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
+                        .collect(),
+                );
+                let tr = times(&mut rng);
+                t.rotation = RawTrack::new(
+                    if j % 2 == 0 {
+                        Interpolation::Squad
+                    } else {
+                        Interpolation::Linear
+                    },
+                    tr.clone(),
+                    random_keys(30, j as u64),
+                );
+                let ts = times(&mut rng);
+                t.scale = RawTrack::new(
+                    Interpolation::Linear,
+                    ts.clone(),
+                    ts.iter()
+                        .map(|_| Vec3::splat(rng.gen_range(0.5..2.0)))
+                        .collect(),
+                );
+                t
+            })
+            .collect();
+        let raw = RawClip {
+            name: "big".into(),
+            duration: 1.0,
+            tracks,
+        };
+        Clip::build(&raw, &skeleton(joints)).unwrap()
+    }
+
+    #[test]
+    fn cached_cursors_agree_with_fresh_search() {
+        for shared in [true, false] {
+            let clip = big_clip(8, shared);
+            assert_eq!(clip.timeline_count() == 1, shared);
+            let mut ctx = SamplingContext::new(&clip);
+            let mut out = vec![Transform::IDENTITY; 8];
+            let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+            let mut t = 0.0f32;
+            for step in 0..400 {
+                t = if step % 50 == 49 {
+                    rng.gen_range(-3.0..3.0)
+                } else {
+                    t + 1.0 / 60.0
+                };
+                SamplingJob {
+                    clip: &clip,
+                    context: &mut ctx,
+                    time: t,
+                    mode: PlaybackMode::Loop,
+                    output: &mut out,
+                }
+                .run()
+                .unwrap();
+                assert_eq!(out, sample(&clip, t, PlaybackMode::Loop), "t {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn branchless_search_is_partition_point() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for n in 1..40 {
+            let mut times: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0..4.0f32).floor()).collect();
+            times.sort_by(f32::total_cmp);
+            for t in [-1.0f32, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 9.0] {
+                assert_eq!(
+                    keys_at_or_before(&times, t),
+                    times.partition_point(|&k| k <= t),
+                    "{times:?} {t}"
+                );
+            }
+        }
+        assert_eq!(keys_at_or_before(&[], 1.0), 0);
+    }
+
+    #[test]
+    fn loop_wraps_like_fmod() {
+        let clip = big_clip(3, true);
+        let a = sample(&clip, 0.3, PlaybackMode::Loop);
+        for t in [1.3f32, 5.3, -0.7] {
+            let b = sample(&clip, t, PlaybackMode::Loop);
+            for (x, y) in a.iter().zip(&b) {
+                assert!(x.translation.abs_diff_eq(y.translation, 1e-4), "{t}");
+                assert!(x.rotation.dot(y.rotation).abs() > 1.0 - 1e-5, "{t}");
+            }
+        }
+    }
+
+    #[test]
+    fn untracked_channels_keep_the_bind_pose_and_single_keys_hold() {
+        let bind = Transform {
+            translation: Vec3::new(1.0, 2.0, 3.0),
+            rotation: Quat::from_rotation_y(0.4),
+            scale: Vec3::splat(2.0),
+        };
+        let (s, _) = Skeleton::new(vec!["a".into()], &[None], vec![bind]).unwrap();
+        let mut t = RawJointTrack::new(0);
+        t.translation = RawTrack::new(Interpolation::Linear, vec![0.5], vec![Vec3::X]);
+        let raw = RawClip {
+            name: "k".into(),
+            duration: 1.0,
+            tracks: vec![t],
+        };
+        let clip = Clip::build(&raw, &s).unwrap();
+        assert_eq!(clip.track_count(), 1);
+        let out = sample(&clip, 0.7, PlaybackMode::Loop)[0];
+        assert_eq!(out.translation, Vec3::X);
+        assert_eq!(out.rotation, bind.rotation);
+        assert_eq!(out.scale, bind.scale);
+    }
+
+    #[test]
+    fn bad_jobs_are_errors() {
+        let clip = big_clip(2, true);
+        let mut ctx = SamplingContext::new(&clip);
+        let mut out = vec![Transform::IDENTITY; 3];
+        let job = SamplingJob {
+            clip: &clip,
+            context: &mut ctx,
+            time: 0.0,
+            mode: PlaybackMode::Loop,
+            output: &mut out,
+        };
+        assert!(job.run().is_err());
+        let mut out = vec![Transform::IDENTITY; 2];
+        let job = SamplingJob {
+            clip: &clip,
+            context: &mut ctx,
+            time: f32::NAN,
+            mode: PlaybackMode::Loop,
+            output: &mut out,
+        };
+        assert!(job.run().is_err());
+    }
+
+    #[test]
+    fn playback_rate_and_start() {
+        let clip = big_clip(2, true);
+        let mut p = Playback::new(&clip, PlaybackMode::Loop);
+        p.rate = 2.0;
+        p.start = 0.25;
+        p.advance(0.5);
+        assert!((p.clip_time(&clip) - 0.25).abs() < 1e-6);
+        let mut out = vec![Transform::IDENTITY; 2];
+        p.sample(&clip, &mut out).unwrap();
+        assert_eq!(out, sample(&clip, 0.25, PlaybackMode::Loop));
+        p.rate = -1.0;
+        p.advance(0.5);
+        assert!((p.clip_time(&clip) - 0.75).abs() < 1e-6);
+    }
 }

@@ -147,8 +147,8 @@ impl Skeleton {
             });
         }
         let mut parents: Vec<Option<usize>> = vec![None; n];
-        for p in 0..n {
-            let mut next = first_child[p];
+        for (p, &first) in first_child.iter().enumerate() {
+            let mut next = first;
             let mut steps = 0;
             while let Some(c) = next {
                 if c >= n {

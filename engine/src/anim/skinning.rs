@@ -1,6 +1,6 @@
-use glam::{Affine3A, Mat3A, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 
-use super::AnimError;
+use super::{AnimError, DualQuat, QuatTranslation};
 
 /// CPU reference linear blend skinning of positions and (optionally) normals.
 ///
@@ -32,53 +32,209 @@ pub(crate) fn cofactor(m: &Mat3A) -> Mat3A {
     )
 }
 
-impl LinearBlendJob<'_> {
-    pub fn validate(&self) -> Result<(), AnimError> {
-        let n = self.positions.len();
-        let k = self.per_vertex;
-        if k == 0 {
-            return Err(AnimError::InvalidJob("zero influences per vertex".into()));
+/// Checks the vertex streams shared by every skinning job.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn validate_streams(
+    palette_len: usize,
+    per_vertex: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &[Vec3],
+    out_normals: &[Vec3],
+) -> Result<(), AnimError> {
+    let n = positions.len();
+    let k = per_vertex;
+    if k == 0 {
+        return Err(AnimError::InvalidJob("zero influences per vertex".into()));
+    }
+    let nk = n
+        .checked_mul(k)
+        .ok_or_else(|| AnimError::InvalidJob(format!("{n} vertices of {k} influences overflow")))?;
+    for (what, got) in [
+        ("influence joints", joints.len()),
+        ("influence weights", weights.len()),
+    ] {
+        if got != nk {
+            return Err(AnimError::LengthMismatch {
+                what,
+                expected: nk,
+                got,
+            });
         }
+    }
+    if out_positions.len() != n {
+        return Err(AnimError::LengthMismatch {
+            what: "skinned positions",
+            expected: n,
+            got: out_positions.len(),
+        });
+    }
+    if !normals.is_empty() || !out_normals.is_empty() {
         for (what, got) in [
-            ("influence joints", self.joints.len()),
-            ("influence weights", self.weights.len()),
+            ("normals", normals.len()),
+            ("skinned normals", out_normals.len()),
         ] {
-            if got != n * k {
+            if got != n {
                 return Err(AnimError::LengthMismatch {
                     what,
-                    expected: n * k,
+                    expected: n,
                     got,
                 });
             }
         }
-        if self.out_positions.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "skinned positions",
-                expected: n,
-                got: self.out_positions.len(),
-            });
+    }
+    // A max-reduction vectorises; an early-exit search over every slot
+    // would cost about a nanosecond per vertex of a four-influence mesh.
+    let max = joints.iter().copied().fold(0u16, u16::max);
+    if !joints.is_empty() && max as usize >= palette_len {
+        return Err(AnimError::InvalidJob(format!(
+            "influence names joint {max}, but the palette has {palette_len}"
+        )));
+    }
+    Ok(())
+}
+
+impl LinearBlendJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        validate_streams(
+            self.skin.len(),
+            self.per_vertex,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+        )
+    }
+
+    pub fn run(self) -> Result<(), AnimError> {
+        self.validate()?;
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx2_fma() {
+            lbs_fast(
+                self.skin,
+                self.per_vertex,
+                self.joints,
+                self.weights,
+                self.positions,
+                self.normals,
+                self.out_positions,
+                self.out_normals,
+            );
+            return Ok(());
         }
-        if !self.normals.is_empty() || !self.out_normals.is_empty() {
-            for (what, got) in [
-                ("normals", self.normals.len()),
-                ("skinned normals", self.out_normals.len()),
-            ] {
-                if got != n {
-                    return Err(AnimError::LengthMismatch {
-                        what,
-                        expected: n,
-                        got,
-                    });
-                }
-            }
-        }
-        if let Some(&j) = self.joints.iter().find(|&&j| j as usize >= self.skin.len()) {
-            return Err(AnimError::InvalidJob(format!(
-                "influence names joint {j}, but the palette has {}",
-                self.skin.len()
-            )));
-        }
+        lbs_reference(
+            self.skin,
+            self.per_vertex,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+        );
         Ok(())
+    }
+}
+
+/// Dispatches validated streams to the AVX2 kernels; influence counts
+/// without one take the scalar loop.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lbs_fast(
+    skin: &[Affine3A],
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    use super::simd::x86;
+    let (j, w, p, n) = (joints, weights, positions, normals);
+    let (op, on) = (out_positions, out_normals);
+    // SAFETY: the caller checked avx2_fma() and validate_streams.
+    unsafe {
+        match k {
+            1 => x86::lbs::<1>(skin, j, w, p, n, op, on),
+            2 => x86::lbs::<2>(skin, j, w, p, n, op, on),
+            3 => x86::lbs::<3>(skin, j, w, p, n, op, on),
+            4 => x86::lbs::<4>(skin, j, w, p, n, op, on),
+            5 => x86::lbs::<5>(skin, j, w, p, n, op, on),
+            6 => x86::lbs::<6>(skin, j, w, p, n, op, on),
+            7 => x86::lbs::<7>(skin, j, w, p, n, op, on),
+            8 => x86::lbs::<8>(skin, j, w, p, n, op, on),
+            _ => lbs_reference(skin, k, j, w, p, n, op, on),
+        }
+    }
+}
+
+/// The scalar LBS loop: the definition the fast paths are tested against.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lbs_reference(
+    skin: &[Affine3A],
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    let with_normals = !normals.is_empty();
+    for v in 0..positions.len() {
+        let js = &joints[v * k..v * k + k];
+        let ws = &weights[v * k..v * k + k];
+        let mut m3 = Mat3A::ZERO;
+        let mut t = Vec3A::ZERO;
+        for (&j, &w) in js.iter().zip(ws) {
+            let s = &skin[j as usize];
+            m3 += s.matrix3 * w;
+            t += s.translation * w;
+        }
+        let p = Vec3A::from(positions[v]);
+        out_positions[v] = (m3 * p + t).into();
+        if with_normals {
+            let n = cofactor(&m3) * Vec3A::from(normals[v]);
+            out_normals[v] = n.normalize_or_zero().into();
+        }
+    }
+}
+
+/// CPU reference skinning from a quaternion + translation palette (seed
+/// 001): each influence's bone is rebuilt as a matrix
+/// `[scale * R(q) | t]` and the matrices are blended as in
+/// [`LinearBlendJob`] (blending quaternions and translations apart would
+/// move vertices along the wrong path). Normals use the cofactor.
+pub struct QuatTranslationSkinningJob<'a> {
+    pub palette: &'a [QuatTranslation],
+    pub per_vertex: usize,
+    pub joints: &'a [u16],
+    pub weights: &'a [f32],
+    pub positions: &'a [Vec3],
+    /// Empty to skip normals.
+    pub normals: &'a [Vec3],
+    pub out_positions: &'a mut [Vec3],
+    /// Empty to skip normals.
+    pub out_normals: &'a mut [Vec3],
+}
+
+impl QuatTranslationSkinningJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        validate_streams(
+            self.palette.len(),
+            self.per_vertex,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+        )
     }
 
     pub fn run(self) -> Result<(), AnimError> {
@@ -86,23 +242,174 @@ impl LinearBlendJob<'_> {
         let k = self.per_vertex;
         let with_normals = !self.normals.is_empty();
         for v in 0..self.positions.len() {
-            let js = &self.joints[v * k..v * k + k];
-            let ws = &self.weights[v * k..v * k + k];
             let mut m3 = Mat3A::ZERO;
             let mut t = Vec3A::ZERO;
-            for (&j, &w) in js.iter().zip(ws) {
-                let s = &self.skin[j as usize];
-                m3 += s.matrix3 * w;
-                t += s.translation * w;
+            for s in v * k..v * k + k {
+                let bone = self.palette[self.joints[s] as usize].to_affine();
+                let w = self.weights[s];
+                m3 += bone.matrix3 * w;
+                t += bone.translation * w;
             }
-            let p = Vec3A::from(self.positions[v]);
-            self.out_positions[v] = (m3 * p + t).into();
+            self.out_positions[v] = (m3 * Vec3A::from(self.positions[v]) + t).into();
             if with_normals {
                 let n = cofactor(&m3) * Vec3A::from(self.normals[v]);
                 self.out_normals[v] = n.normalize_or_zero().into();
             }
         }
         Ok(())
+    }
+}
+
+/// Dual-quaternion skinning (Kavan, Collins, Zara, O'Sullivan 2008,
+/// "Geometric skinning with approximate dual quaternion blending"): the
+/// influences' dual quaternions are summed with their weights, each
+/// negated first when its real part is in the other hemisphere from the
+/// first influence's, then normalised by the real part's length. Normals are
+/// rotated by the blended rotation.
+///
+/// With `scale_shear` given (one 3x3 per palette entry, from
+/// [`super::encode_dual_quat_scale`]) it is the paper's two-phase variant:
+/// positions first go through the linearly blended scale/shear matrix
+/// `sum w S_j` (normals through its cofactor), then through the blended
+/// rigid dual quaternion, so scaled joints stay right.
+pub struct DualQuatSkinningJob<'a> {
+    pub palette: &'a [DualQuat],
+    /// Empty for rigid skinning; else one matrix per palette entry.
+    pub scale_shear: &'a [Mat3A],
+    pub per_vertex: usize,
+    pub joints: &'a [u16],
+    pub weights: &'a [f32],
+    pub positions: &'a [Vec3],
+    /// Empty to skip normals.
+    pub normals: &'a [Vec3],
+    pub out_positions: &'a mut [Vec3],
+    /// Empty to skip normals.
+    pub out_normals: &'a mut [Vec3],
+}
+
+impl DualQuatSkinningJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        if !self.scale_shear.is_empty() && self.scale_shear.len() != self.palette.len() {
+            return Err(AnimError::LengthMismatch {
+                what: "scale/shear matrices",
+                expected: self.palette.len(),
+                got: self.scale_shear.len(),
+            });
+        }
+        validate_streams(
+            self.palette.len(),
+            self.per_vertex,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+        )
+    }
+
+    pub fn run(self) -> Result<(), AnimError> {
+        self.validate()?;
+        let k = self.per_vertex;
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if self.scale_shear.is_empty() && super::simd::avx2_fma() {
+            use super::simd::x86;
+            let (pal, j, w) = (self.palette, self.joints, self.weights);
+            let (p, n) = (self.positions, self.normals);
+            let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
+            // SAFETY: features checked, streams validated.
+            done = unsafe {
+                match k {
+                    1 => x86::dqs::<1>(pal, j, w, p, n, op, on),
+                    2 => x86::dqs::<2>(pal, j, w, p, n, op, on),
+                    3 => x86::dqs::<3>(pal, j, w, p, n, op, on),
+                    4 => x86::dqs::<4>(pal, j, w, p, n, op, on),
+                    _ => 0,
+                }
+            };
+        }
+        dqs_reference(
+            self.palette,
+            self.scale_shear,
+            k,
+            self.joints,
+            self.weights,
+            self.positions,
+            self.normals,
+            self.out_positions,
+            self.out_normals,
+            done,
+        );
+        Ok(())
+    }
+}
+
+/// The scalar DQS loop over vertices `from..`: the definition the fast
+/// path is tested against.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dqs_reference(
+    palette: &[DualQuat],
+    scale_shear: &[Mat3A],
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+    from: usize,
+) {
+    let with_normals = !normals.is_empty();
+    let scaled = !scale_shear.is_empty();
+    for v in from..positions.len() {
+        let js = &joints[v * k..v * k + k];
+        let ws = &weights[v * k..v * k + k];
+        let first = Vec4::from_array(palette[js[0] as usize].real);
+        let mut real = Vec4::ZERO;
+        let mut dual = Vec4::ZERO;
+        let mut s3 = Mat3A::ZERO;
+        for (&j, &w) in js.iter().zip(ws) {
+            let dq = &palette[j as usize];
+            let r = Vec4::from_array(dq.real);
+            // Antipodality: join the first influence's hemisphere.
+            let w_signed = if r.dot(first) < 0.0 { -w } else { w };
+            real += r * w_signed;
+            dual += Vec4::from_array(dq.dual) * w_signed;
+            if scaled {
+                s3 += scale_shear[j as usize] * w;
+            }
+        }
+        let mut p = Vec3A::from(positions[v]);
+        let mut n = if with_normals {
+            Vec3A::from(normals[v])
+        } else {
+            Vec3A::ZERO
+        };
+        if scaled {
+            p = s3 * p;
+            n = cofactor(&s3) * n;
+        }
+        let len = real.length();
+        if len < 1e-12 {
+            // Weights that cancel out: nothing sensible to rotate by.
+            out_positions[v] = p.into();
+            if with_normals {
+                out_normals[v] = n.normalize_or_zero().into();
+            }
+            continue;
+        }
+        let inv = 1.0 / len;
+        let r = Quat::from_vec4(real * inv);
+        let d = dual * inv;
+        // Translation of the normalised blend: 2 (d * conj(r)).xyz.
+        let rv = Vec3A::new(r.x, r.y, r.z);
+        let dv = Vec3A::new(d.x, d.y, d.z);
+        let t = (dv * r.w - rv * d.w + rv.cross(dv)) * 2.0;
+        out_positions[v] = (r * p + t).into();
+        if with_normals {
+            out_normals[v] = (r * n).normalize_or_zero().into();
+        }
     }
 }
 
@@ -148,5 +455,362 @@ mod tests {
         .unwrap();
         assert!(pos[0].dot(nrm[0]).abs() < 1e-6, "{pos:?} {nrm:?}");
         assert!((nrm[0].length() - 1.0).abs() < 1e-6);
+    }
+
+    use crate::anim::{
+        encode_dual_quat, encode_dual_quat_scale, encode_quat_translation, DualQuat,
+        PaletteHierarchy, QuatTranslation,
+    };
+    use rand::{Rng, SeedableRng};
+
+    struct Mesh {
+        positions: Vec<Vec3>,
+        normals: Vec<Vec3>,
+        joints: Vec<u16>,
+        weights: Vec<f32>,
+        k: usize,
+    }
+
+    fn lbs(skin: &[Affine3A], m: &Mesh) -> (Vec<Vec3>, Vec<Vec3>) {
+        let n = m.positions.len();
+        let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        LinearBlendJob {
+            skin,
+            per_vertex: m.k,
+            joints: &m.joints,
+            weights: &m.weights,
+            positions: &m.positions,
+            normals: &m.normals,
+            out_positions: &mut p,
+            out_normals: &mut nn,
+        }
+        .run()
+        .unwrap();
+        (p, nn)
+    }
+
+    fn dqs(dq: &[DualQuat], ss: &[Mat3A], m: &Mesh) -> (Vec<Vec3>, Vec<Vec3>) {
+        let n = m.positions.len();
+        let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        DualQuatSkinningJob {
+            palette: dq,
+            scale_shear: ss,
+            per_vertex: m.k,
+            joints: &m.joints,
+            weights: &m.weights,
+            positions: &m.positions,
+            normals: &m.normals,
+            out_positions: &mut p,
+            out_normals: &mut nn,
+        }
+        .run()
+        .unwrap();
+        (p, nn)
+    }
+
+    fn random_mesh(rng: &mut impl Rng, n: usize, k: usize, joints: u16) -> Mesh {
+        let mut m = Mesh {
+            positions: Vec::new(),
+            normals: Vec::new(),
+            joints: Vec::new(),
+            weights: Vec::new(),
+            k,
+        };
+        for _ in 0..n {
+            m.positions
+                .push(Vec3::new(rng.gen(), rng.gen(), rng.gen()) * 4.0 - 2.0);
+            m.normals.push(
+                Vec3::new(rng.gen(), rng.gen(), rng.gen())
+                    .sub(Vec3::splat(0.5))
+                    .normalize(),
+            );
+            let w: Vec<f32> = (0..k).map(|_| rng.gen_range(0.05..1.0)).collect();
+            let sum: f32 = w.iter().sum();
+            for wi in w {
+                m.joints.push(rng.gen_range(0..joints));
+                m.weights.push(wi / sum);
+            }
+        }
+        m
+    }
+
+    use std::ops::Sub;
+
+    fn random_rigid(rng: &mut impl Rng) -> Affine3A {
+        Affine3A::from_rotation_translation(
+            Quat::from_euler(
+                glam::EulerRot::ZYX,
+                rng.gen_range(-3.1..3.1),
+                rng.gen_range(-1.5..1.5),
+                rng.gen_range(-3.1..3.1),
+            ),
+            Vec3::new(rng.gen(), rng.gen(), rng.gen()) * 6.0 - 3.0,
+        )
+    }
+
+    #[test]
+    fn dqs_equals_lbs_for_single_rigid_influences() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        let skin: Vec<Affine3A> = (0..16).map(|_| random_rigid(&mut rng)).collect();
+        let mut dq = vec![DualQuat::default(); 16];
+        encode_dual_quat(&skin, &PaletteHierarchy::flat(16), &mut dq).unwrap();
+        let m = random_mesh(&mut rng, 500, 1, 16);
+        let (lp, ln) = lbs(&skin, &m);
+        let (dp, dn) = dqs(&dq, &[], &m);
+        for i in 0..500 {
+            assert!(lp[i].abs_diff_eq(dp[i], 1e-5), "{i}");
+            assert!(ln[i].abs_diff_eq(dn[i], 1e-5), "{i}");
+        }
+        // Several influences on one joint are one influence too, even with a
+        // negated copy of the bone in the palette (antipodality check).
+        let mut dq2 = dq.clone();
+        dq2.push(dq[3].negate());
+        let mut m4 = random_mesh(&mut rng, 50, 4, 1);
+        for (s, j) in m4.joints.iter_mut().enumerate() {
+            *j = if s % 2 == 0 { 3 } else { 16 };
+        }
+        let mut skin2 = skin.clone();
+        skin2.push(skin[3]);
+        let (lp, _) = lbs(&skin2, &m4);
+        let (dp, _) = dqs(&dq2, &[], &m4);
+        for i in 0..50 {
+            assert!(lp[i].abs_diff_eq(dp[i], 1e-5), "{i}");
+        }
+    }
+
+    #[test]
+    fn two_phase_dqs_keeps_scaled_joints_right() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+        let skin: Vec<Affine3A> = (0..8)
+            .map(|_| {
+                random_rigid(&mut rng)
+                    * Affine3A::from_scale(Vec3::new(
+                        rng.gen_range(0.5..2.0),
+                        rng.gen_range(0.5..2.0),
+                        rng.gen_range(0.5..2.0),
+                    ))
+                    * Affine3A::from_rotation_x(rng.gen_range(-1.0..1.0))
+            })
+            .collect();
+        let h = PaletteHierarchy::flat(8);
+        let mut dq = vec![DualQuat::default(); 8];
+        let mut ss = vec![Mat3A::ZERO; 8];
+        encode_dual_quat_scale(&skin, &h, &mut dq, &mut ss).unwrap();
+        let m = random_mesh(&mut rng, 300, 1, 8);
+        let (lp, ln) = lbs(&skin, &m);
+        let (dp, dn) = dqs(&dq, &ss, &m);
+        for i in 0..300 {
+            assert!(lp[i].abs_diff_eq(dp[i], 1e-4), "{i} {} {}", lp[i], dp[i]);
+            assert!(ln[i].abs_diff_eq(dn[i], 1e-4), "{i}");
+        }
+        // Rigid DQS on the same palette loses the scale: it is not right.
+        let (rp, _) = dqs(&dq, &[], &m);
+        assert!((0..300).any(|i| !lp[i].abs_diff_eq(rp[i], 1e-2)));
+    }
+
+    #[test]
+    fn quat_translation_job_equals_lbs_with_uniform_scale() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+        let skin: Vec<Affine3A> = (0..8)
+            .map(|_| {
+                random_rigid(&mut rng) * Affine3A::from_scale(Vec3::splat(rng.gen_range(0.5..2.0)))
+            })
+            .collect();
+        let mut qt = vec![QuatTranslation::default(); 8];
+        assert!(encode_quat_translation(&skin, &mut qt).unwrap().is_exact());
+        let m = random_mesh(&mut rng, 300, 4, 8);
+        let (lp, ln) = lbs(&skin, &m);
+        let (mut qp, mut qn) = (vec![Vec3::ZERO; 300], vec![Vec3::ZERO; 300]);
+        QuatTranslationSkinningJob {
+            palette: &qt,
+            per_vertex: 4,
+            joints: &m.joints,
+            weights: &m.weights,
+            positions: &m.positions,
+            normals: &m.normals,
+            out_positions: &mut qp,
+            out_normals: &mut qn,
+        }
+        .run()
+        .unwrap();
+        for i in 0..300 {
+            assert!(lp[i].abs_diff_eq(qp[i], 1e-4), "{i}");
+            assert!(ln[i].abs_diff_eq(qn[i], 1e-4), "{i}");
+        }
+    }
+
+    /// A cylinder of radius 1 along x from 0 to 2, joint 0 at x = 0 and
+    /// joint 1 at x = 1; weights go linearly from joint 0 to joint 1 over
+    /// x in [0.5, 1.5]. Joint 1 twists 150 degrees about x.
+    fn candy_wrapper() -> (Vec<Affine3A>, Mesh, Vec<usize>) {
+        let rings = 21;
+        let segments = 32;
+        let mut m = Mesh {
+            positions: Vec::new(),
+            normals: Vec::new(),
+            joints: Vec::new(),
+            weights: Vec::new(),
+            k: 2,
+        };
+        let mut middle = Vec::new();
+        for r in 0..rings {
+            let x = 2.0 * r as f32 / (rings - 1) as f32;
+            let w1 = ((x - 0.5) / 1.0).clamp(0.0, 1.0);
+            for s in 0..segments {
+                let a = std::f32::consts::TAU * s as f32 / segments as f32;
+                if r == rings / 2 {
+                    middle.push(m.positions.len());
+                }
+                m.positions.push(Vec3::new(x, a.cos(), a.sin()));
+                m.normals.push(Vec3::new(0.0, a.cos(), a.sin()));
+                m.joints.extend_from_slice(&[0, 1]);
+                m.weights.extend_from_slice(&[1.0 - w1, w1]);
+            }
+        }
+        // Joint 1's skinning matrix: bind at x = 1, twisted about its own x.
+        let at1 = Affine3A::from_translation(Vec3::X);
+        let twist = at1 * Affine3A::from_rotation_x(150f32.to_radians()) * at1.inverse();
+        (vec![Affine3A::IDENTITY, twist], m, middle)
+    }
+
+    #[test]
+    fn candy_wrapper_lbs_collapses_dqs_keeps_volume() {
+        let (skin, m, middle) = candy_wrapper();
+        let radius = |p: Vec3| (p.y * p.y + p.z * p.z).sqrt();
+        let (lp, _) = lbs(&skin, &m);
+        let lbs_r: f32 = middle.iter().map(|&i| radius(lp[i])).sum::<f32>() / middle.len() as f32;
+        // Half of two rotations 150 degrees apart: |cos 75| = 0.259.
+        assert!(
+            (lbs_r - 75f32.to_radians().cos()).abs() < 1e-3,
+            "LBS radius {lbs_r}"
+        );
+        assert!(lbs_r < 0.3, "LBS keeps the middle at {lbs_r}");
+        let mut dq = vec![DualQuat::default(); 2];
+        encode_dual_quat(&skin, &PaletteHierarchy::flat(2), &mut dq).unwrap();
+        let (dp, dn) = dqs(&dq, &[], &m);
+        for i in 0..m.positions.len() {
+            assert!(
+                (radius(dp[i]) - 1.0).abs() < 0.02,
+                "DQS radius {}",
+                radius(dp[i])
+            );
+            assert!((dp[i].x - m.positions[i].x).abs() < 1e-4);
+            assert!((dn[i].length() - 1.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn fast_lbs_matches_the_scalar_definition() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::anim::simd::avx2_fma() {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(41);
+            let skin: Vec<Affine3A> = (0..20)
+                .map(|_| {
+                    random_rigid(&mut rng)
+                        * Affine3A::from_scale(Vec3::new(
+                            rng.gen_range(0.3..2.0),
+                            rng.gen_range(0.3..2.0),
+                            rng.gen_range(0.3..2.0),
+                        ))
+                })
+                .collect();
+            for k in 1..=9 {
+                let mut m = random_mesh(&mut rng, 257, k, 20);
+                if k == 1 {
+                    m.weights[5] = 0.0;
+                    m.weights[6] = 0.5;
+                }
+                let n = m.positions.len();
+                let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_reference(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut rp,
+                    &mut rn,
+                );
+                let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_fast(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut fp,
+                    &mut fn_,
+                );
+                for i in 0..n {
+                    assert!(
+                        rp[i].abs_diff_eq(fp[i], 1e-5),
+                        "k {k} vertex {i}: {} {}",
+                        rp[i],
+                        fp[i]
+                    );
+                    assert!(
+                        rn[i].abs_diff_eq(fn_[i], 1e-5),
+                        "k {k} vertex {i}: {} {}",
+                        rn[i],
+                        fn_[i]
+                    );
+                }
+                // Positions only.
+                lbs_fast(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &[],
+                    &mut fp,
+                    &mut [],
+                );
+                assert!(rp.iter().zip(&fp).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+            }
+        }
+    }
+
+    #[test]
+    fn fast_dqs_matches_the_scalar_definition() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(71);
+        let skin: Vec<Affine3A> = (0..12).map(|_| random_rigid(&mut rng)).collect();
+        let mut dq = vec![DualQuat::default(); 12];
+        encode_dual_quat(&skin, &PaletteHierarchy::flat(12), &mut dq).unwrap();
+        // Random signs: the hemisphere fix must see them.
+        for (i, d) in dq.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                *d = d.negate();
+            }
+        }
+        for k in 1..=5 {
+            let m = random_mesh(&mut rng, 203, k, 12);
+            let n = m.positions.len();
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            dqs_reference(
+                &dq,
+                &[],
+                k,
+                &m.joints,
+                &m.weights,
+                &m.positions,
+                &m.normals,
+                &mut rp,
+                &mut rn,
+                0,
+            );
+            let (fp, fn_) = dqs(&dq, &[], &m);
+            for i in 0..n {
+                assert!(
+                    rp[i].abs_diff_eq(fp[i], 1e-5),
+                    "k {k} vertex {i}: {} {}",
+                    rp[i],
+                    fp[i]
+                );
+                assert!(rn[i].abs_diff_eq(fn_[i], 1e-5), "k {k} vertex {i}");
+            }
+        }
     }
 }

@@ -43,12 +43,14 @@ impl Influences {
         out
     }
 
+    /// Whole vertices that both `joints` and `weights` cover (ragged data
+    /// from a bad file never makes [`Influences::vertex`] read past them).
     pub fn vertex_count(&self) -> usize {
-        if self.per_vertex == 0 {
-            0
-        } else {
-            self.joints.len() / self.per_vertex
-        }
+        self.joints
+            .len()
+            .min(self.weights.len())
+            .checked_div(self.per_vertex)
+            .unwrap_or(0)
     }
 
     pub fn vertex(&self, v: usize) -> (&[u16], &[f32]) {

@@ -3,8 +3,10 @@
 
 mod influences;
 mod normalize;
+mod partition;
 mod skinned_mesh;
 
 pub use influences::Influences;
 pub use normalize::{compute_normals, normalize_influences, NormalizeReport};
+pub use partition::{partition_bones, BonePartition, MeshError};
 pub use skinned_mesh::SkinnedMesh;

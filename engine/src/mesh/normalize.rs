@@ -63,7 +63,7 @@ pub fn normalize_influences(
             kept.truncate(max_k);
         }
         let sum: f32 = kept.iter().map(|k| k.1).sum();
-        if kept.is_empty() || !(sum > 0.0) {
+        if kept.is_empty() || sum.is_nan() || sum <= 0.0 {
             report.rigid_vertices += 1;
             kept.clear();
             kept.push((rigid_joint, 1.0));

@@ -1,6 +1,6 @@
 use glam::{Vec2, Vec3};
 
-use super::Influences;
+use super::{Influences, MeshError};
 
 /// One skinned triangle mesh, in the bind pose's model space.
 ///
@@ -29,5 +29,86 @@ impl SkinnedMesh {
 
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
+    }
+
+    /// Checks that the streams fit together: one normal per position, uvs
+    /// empty or one per position, influences for every vertex, whole
+    /// triangles with indices in range, finite positions and normals.
+    pub fn validate(&self) -> Result<(), MeshError> {
+        let n = self.positions.len();
+        let bad = |what: &str, got: usize| {
+            Err(MeshError::Invalid(format!(
+                "mesh {:?}: {got} {what} for {n} vertices",
+                self.name
+            )))
+        };
+        if self.normals.len() != n {
+            return bad("normals", self.normals.len());
+        }
+        if !self.uvs.is_empty() && self.uvs.len() != n {
+            return bad("uvs", self.uvs.len());
+        }
+        let inf = &self.influences;
+        if inf.per_vertex == 0
+            || inf.joints.len() != n * inf.per_vertex
+            || inf.weights.len() != inf.joints.len()
+        {
+            return bad("influence slots", inf.joints.len().min(inf.weights.len()));
+        }
+        if self.indices.len() % 3 != 0 {
+            return Err(MeshError::Invalid(format!(
+                "mesh {:?}: {} indices is not a whole number of triangles",
+                self.name,
+                self.indices.len()
+            )));
+        }
+        if let Some((at, &index)) = self
+            .indices
+            .iter()
+            .enumerate()
+            .find(|(_, &i)| i as usize >= n)
+        {
+            return Err(MeshError::IndexOutOfRange {
+                at,
+                index,
+                vertices: n,
+            });
+        }
+        if let Some(v) =
+            (0..n).find(|&v| !(self.positions[v].is_finite() && self.normals[v].is_finite()))
+        {
+            return Err(MeshError::Invalid(format!(
+                "mesh {:?}: vertex {v} is not finite",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::builtin::Trident;
+
+    #[test]
+    fn trident_is_valid_and_broken_streams_are_not() {
+        let mesh = Trident::model().meshes.remove(0);
+        mesh.validate().unwrap();
+        let mut m = mesh.clone();
+        m.normals.pop();
+        assert!(m.validate().is_err());
+        let mut m = mesh.clone();
+        m.indices[4] = 99;
+        assert!(matches!(
+            m.validate(),
+            Err(MeshError::IndexOutOfRange { index: 99, .. })
+        ));
+        let mut m = mesh.clone();
+        m.influences.weights.pop();
+        assert!(m.validate().is_err());
+        let mut m = mesh;
+        m.positions[0].x = f32::NAN;
+        assert!(m.validate().is_err());
     }
 }

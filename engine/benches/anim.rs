@@ -1,0 +1,656 @@
+//! CPU animation benchmarks on ozz-animation's workloads, so the figures
+//! compare: balanced binary-tree (node i has children 2i+1, 2i+2) and chain
+//! skeletons of 64 and 256 joints; one 1 s clip with 30 keys per track on
+//! translation, rotation and scale; time advancing 1/60 s per sample and
+//! looping, or seeking at random; skinning 100,000 vertices with a 64-joint
+//! palette.
+//!
+//! `cargo bench -p vkskin --no-default-features --bench anim` runs criterion
+//! (elements = joints or vertices) and then prints a summary table in ns per
+//! joint / per vertex beside the targets, also written to
+//! `target/anim-bench.csv` (`docs/plot_anim_bench.py` draws it).
+//! `ANIM_BENCH_SUMMARY_ONLY=1` skips criterion and prints the summary only;
+//! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use rand::{Rng, SeedableRng};
+use vkskin::anim::*;
+use vkskin::glam::{Affine3A, EulerRot, Quat, Vec3};
+
+const KEYS: usize = 30;
+const VERTICES_DEFAULT: usize = 100_000;
+
+/// `ANIM_BENCH_VERTICES` overrides the vertex count (to tell cache misses
+/// from arithmetic).
+fn vertices() -> usize {
+    std::env::var("ANIM_BENCH_VERTICES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(VERTICES_DEFAULT)
+}
+const PALETTE: usize = 64;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Tree,
+    Chain,
+}
+
+impl Shape {
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Tree => "tree",
+            Shape::Chain => "chain",
+        }
+    }
+}
+
+fn skeleton(shape: Shape, n: usize) -> Skeleton {
+    let parents: Vec<Option<usize>> = (0..n)
+        .map(|i| match (shape, i) {
+            (_, 0) => None,
+            (Shape::Tree, i) => Some((i - 1) / 2),
+            (Shape::Chain, i) => Some(i - 1),
+        })
+        .collect();
+    let names = (0..n).map(|i| format!("joint{i}")).collect();
+    let bind = (0..n)
+        .map(|i| {
+            Transform::from_translation_rotation(
+                Vec3::new(0.0, 0.1, 0.0),
+                Quat::from_rotation_z(0.01 * i as f32),
+            )
+        })
+        .collect();
+    match Skeleton::new(names, &parents, bind) {
+        Ok((s, _)) => s,
+        Err(e) => panic!("bench skeleton: {e}"),
+    }
+}
+
+/// 30 keys per track over 1 s on translation, rotation and scale. With
+/// `shared_times` every track has the same key times (what exporters
+/// produce); without, each track's times are jittered so no two tracks share
+/// a timeline (the worst case for this engine's layout).
+fn clip(skeleton: &Skeleton, rotation: Interpolation, shared_times: bool, seed: u64) -> Clip {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let times = |rng: &mut rand::rngs::StdRng| -> Vec<f32> {
+        (0..KEYS)
+            .map(|k| {
+                let base = k as f32 / (KEYS - 1) as f32;
+                if shared_times || k == 0 || k == KEYS - 1 {
+                    base
+                } else {
+                    base + rng.gen_range(-0.3..0.3) / (KEYS - 1) as f32
+                }
+            })
+            .collect()
+    };
+    let tracks = (0..skeleton.len())
+        .map(|j| {
+            let mut t = RawJointTrack::new(j);
+            let tt = times(&mut rng);
+            t.translation = RawTrack::new(
+                Interpolation::Linear,
+                tt,
+                (0..KEYS)
+                    .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
+                    .collect(),
+            );
+            let tr = times(&mut rng);
+            let mut q = Quat::IDENTITY;
+            t.rotation = RawTrack::new(
+                rotation,
+                tr,
+                (0..KEYS)
+                    .map(|_| {
+                        q = (Quat::from_euler(
+                            EulerRot::XYZ,
+                            rng.gen_range(-0.3..0.3),
+                            rng.gen_range(-0.3..0.3),
+                            rng.gen_range(-0.3..0.3),
+                        ) * q)
+                            .normalize();
+                        q
+                    })
+                    .collect(),
+            );
+            let ts = times(&mut rng);
+            t.scale = RawTrack::new(
+                Interpolation::Linear,
+                ts,
+                (0..KEYS)
+                    .map(|_| Vec3::splat(rng.gen_range(0.9..1.1)))
+                    .collect(),
+            );
+            t
+        })
+        .collect();
+    let raw = RawClip {
+        name: "bench".into(),
+        duration: 1.0,
+        tracks,
+    };
+    match Clip::build(&raw, skeleton) {
+        Ok(c) => c,
+        Err(e) => panic!("bench clip: {e}"),
+    }
+}
+
+struct Sampler {
+    clip: Clip,
+    ctx: SamplingContext,
+    out: Vec<Transform>,
+    t: f32,
+    seeks: Vec<f32>,
+    next: usize,
+}
+
+impl Sampler {
+    fn new(clip: Clip) -> Self {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(99);
+        Self {
+            ctx: SamplingContext::new(&clip),
+            out: vec![Transform::IDENTITY; clip.joint_count()],
+            clip,
+            t: 0.0,
+            seeks: (0..4096).map(|_| rng.gen_range(0.0..1.0)).collect(),
+            next: 0,
+        }
+    }
+    fn step(&mut self, seek: bool) {
+        let time = if seek {
+            self.next = (self.next + 1) % self.seeks.len();
+            self.seeks[self.next]
+        } else {
+            self.t += 1.0 / 60.0;
+            if self.t > 1.0 {
+                self.t -= 1.0;
+            }
+            self.t
+        };
+        let r = SamplingJob {
+            clip: &self.clip,
+            context: &mut self.ctx,
+            time,
+            mode: PlaybackMode::Loop,
+            output: &mut self.out,
+        }
+        .run();
+        black_box(r.is_ok());
+        black_box(&self.out);
+    }
+}
+
+struct Skinning {
+    palette: Vec<Affine3A>,
+    dq: Vec<DualQuat>,
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    joints4: Vec<u16>,
+    weights4: Vec<f32>,
+    joints1: Vec<u16>,
+    weights1: Vec<f32>,
+    out_p: Vec<Vec3>,
+    out_n: Vec<Vec3>,
+}
+
+impl Skinning {
+    fn new() -> Self {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let n = vertices();
+        let palette: Vec<Affine3A> = (0..PALETTE)
+            .map(|_| {
+                Affine3A::from_rotation_translation(
+                    Quat::from_euler(
+                        EulerRot::XYZ,
+                        rng.gen_range(-3.0..3.0),
+                        rng.gen_range(-1.5..1.5),
+                        rng.gen_range(-3.0..3.0),
+                    ),
+                    Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                )
+            })
+            .collect();
+        let mut dq = vec![DualQuat::default(); PALETTE];
+        let _ = encode_dual_quat(&palette, &PaletteHierarchy::flat(PALETTE), &mut dq);
+        let mut joints4 = Vec::with_capacity(n * 4);
+        let mut weights4 = Vec::with_capacity(n * 4);
+        for _ in 0..n {
+            let w: [f32; 4] = std::array::from_fn(|_| rng.gen_range(0.05..1.0));
+            let s: f32 = w.iter().sum();
+            for wi in w {
+                joints4.push(rng.gen_range(0..PALETTE as u16));
+                weights4.push(wi / s);
+            }
+        }
+        Self {
+            palette,
+            dq,
+            positions: (0..n)
+                .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
+                .collect(),
+            normals: (0..n)
+                .map(|_| {
+                    Vec3::new(
+                        rng.gen::<f32>() - 0.5,
+                        rng.gen::<f32>() - 0.5,
+                        rng.gen::<f32>() - 0.5,
+                    )
+                    .normalize()
+                })
+                .collect(),
+            joints1: (0..n).map(|_| rng.gen_range(0..PALETTE as u16)).collect(),
+            weights1: vec![1.0; n],
+            joints4,
+            weights4,
+            out_p: vec![Vec3::ZERO; n],
+            out_n: vec![Vec3::ZERO; n],
+        }
+    }
+    fn lbs_positions(&mut self, k: usize) {
+        let (joints, weights) = if k == 4 {
+            (&self.joints4, &self.weights4)
+        } else {
+            (&self.joints1, &self.weights1)
+        };
+        let r = LinearBlendJob {
+            skin: &self.palette,
+            per_vertex: k,
+            joints,
+            weights,
+            positions: &self.positions,
+            normals: &[],
+            out_positions: &mut self.out_p,
+            out_normals: &mut [],
+        }
+        .run();
+        black_box(r.is_ok());
+    }
+    fn lbs(&mut self, k: usize) {
+        let (joints, weights) = if k == 4 {
+            (&self.joints4, &self.weights4)
+        } else {
+            (&self.joints1, &self.weights1)
+        };
+        let r = LinearBlendJob {
+            skin: &self.palette,
+            per_vertex: k,
+            joints,
+            weights,
+            positions: &self.positions,
+            normals: &self.normals,
+            out_positions: &mut self.out_p,
+            out_normals: &mut self.out_n,
+        }
+        .run();
+        black_box(r.is_ok());
+    }
+    fn dqs(&mut self) {
+        let r = DualQuatSkinningJob {
+            palette: &self.dq,
+            scale_shear: &[],
+            per_vertex: 4,
+            joints: &self.joints4,
+            weights: &self.weights4,
+            positions: &self.positions,
+            normals: &self.normals,
+            out_positions: &mut self.out_p,
+            out_normals: &mut self.out_n,
+        }
+        .run();
+        black_box(r.is_ok());
+    }
+}
+
+struct Poses {
+    skeleton: Skeleton,
+    a: Vec<Transform>,
+    b: Vec<Transform>,
+    out: Vec<Transform>,
+    models: Vec<Affine3A>,
+    skin: Skin,
+    skin_mats: Vec<Affine3A>,
+    rows: Vec<Affine4x3>,
+}
+
+impl Poses {
+    fn new(shape: Shape, n: usize) -> Self {
+        let skeleton = skeleton(shape, n);
+        let c = clip(&skeleton, Interpolation::Linear, true, 1);
+        let mut s = Sampler::new(c);
+        s.step(false);
+        let a = s.out.clone();
+        s.step(true);
+        let b = s.out.clone();
+        let skin = Skin::whole_skeleton(&skeleton);
+        let mut p = Self {
+            out: vec![Transform::IDENTITY; n],
+            models: vec![Affine3A::IDENTITY; n],
+            skin_mats: vec![Affine3A::IDENTITY; n],
+            rows: vec![Affine4x3::default(); n],
+            skin,
+            skeleton,
+            a,
+            b,
+        };
+        p.l2m();
+        p
+    }
+    fn l2m(&mut self) {
+        let r = LocalToModelJob::full(&self.skeleton, &self.a, &mut self.models).run();
+        black_box(r.is_ok());
+        black_box(&self.models);
+    }
+    fn blend(&mut self) {
+        let layers = [BlendLayer::new(&self.a, 0.3), BlendLayer::new(&self.b, 0.7)];
+        let r = BlendingJob {
+            layers: &layers,
+            additive: &[],
+            rest_pose: self.skeleton.bind_local(),
+            threshold: 0.1,
+            output: &mut self.out,
+        }
+        .run();
+        black_box(r.is_ok());
+        black_box(&self.out);
+    }
+    fn palette(&mut self) {
+        let r = self.skin.skin_matrices(&self.models, &mut self.skin_mats);
+        encode_4x3(&self.skin_mats, &mut self.rows);
+        black_box(r.is_ok());
+        black_box(&self.rows);
+    }
+}
+
+fn criterion_benches(c: &mut Criterion) {
+    for shape in [Shape::Tree, Shape::Chain] {
+        for n in [64usize, 256] {
+            let sk = skeleton(shape, n);
+            let mut g = c.benchmark_group(format!("{}-{n}", shape.name()));
+            g.throughput(Throughput::Elements(n as u64));
+            for (interp, iname) in [
+                (Interpolation::Linear, "linear"),
+                (Interpolation::Squad, "squad"),
+            ] {
+                for shared in [true, false] {
+                    let mut s = Sampler::new(clip(&sk, interp, shared, 7));
+                    let tag = if shared { "" } else { "-unshared" };
+                    g.bench_function(
+                        BenchmarkId::new(format!("sample-{iname}{tag}"), "cached"),
+                        |b| b.iter(|| s.step(false)),
+                    );
+                    g.bench_function(
+                        BenchmarkId::new(format!("sample-{iname}{tag}"), "seek"),
+                        |b| b.iter(|| s.step(true)),
+                    );
+                }
+            }
+            let mut p = Poses::new(shape, n);
+            g.bench_function("local-to-model", |b| b.iter(|| p.l2m()));
+            g.bench_function("blend-2", |b| b.iter(|| p.blend()));
+            g.bench_function("palette-4x3", |b| b.iter(|| p.palette()));
+            g.finish();
+        }
+    }
+    let mut sk = Skinning::new();
+    let mut g = c.benchmark_group("skinning-100k");
+    g.throughput(Throughput::Elements(vertices() as u64));
+    g.sample_size(20);
+    g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4)));
+    g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1)));
+    g.bench_function("dqs-4-normals", |b| b.iter(|| sk.dqs()));
+    g.finish();
+}
+
+/// Time per element: the fastest of 41 runs of about 1 ms each after a
+/// warm-up. The minimum, not the median, because this 2-core machine is
+/// shared and other processes only ever add time; runs this short often
+/// fall between two preemptions. Criterion's figures (above the summary)
+/// are the contended means.
+fn per_element(elements: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..3 {
+        f();
+    }
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed() < Duration::from_millis(5) {
+        f();
+        calls += 1;
+    }
+    let calls_per_run = (calls / 5).max(1);
+    (0..41)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..calls_per_run {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / (calls_per_run as f64 * elements as f64)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+struct Row {
+    what: String,
+    unit: &'static str,
+    tree64: f64,
+    tree256: f64,
+    chain64: f64,
+    chain256: f64,
+    target: Option<f64>,
+    ozz: Option<f64>,
+}
+
+fn summary() {
+    let only = std::env::var("ANIM_BENCH_ONLY").unwrap_or_default();
+    let wanted = |what: &str| only.is_empty() || what.contains(only.as_str());
+    let mut rows: Vec<Row> = Vec::new();
+    let mut joint_row = |what: &str,
+                         target: Option<f64>,
+                         ozz: Option<f64>,
+                         mut f: Box<dyn FnMut(Shape, usize) -> f64>| {
+        if !wanted(what) {
+            return;
+        }
+        rows.push(Row {
+            what: what.into(),
+            unit: "ns/joint",
+            tree64: f(Shape::Tree, 64),
+            tree256: f(Shape::Tree, 256),
+            chain64: f(Shape::Chain, 64),
+            chain256: f(Shape::Chain, 256),
+            target,
+            ozz,
+        });
+    };
+    for (name, interp, shared, seek, target, ozz) in [
+        (
+            "sample LINEAR, cached",
+            Interpolation::Linear,
+            true,
+            false,
+            Some(8.0),
+            Some(11.1),
+        ),
+        (
+            "sample SQUAD, cached",
+            Interpolation::Squad,
+            true,
+            false,
+            Some(16.0),
+            None,
+        ),
+        (
+            "sample LINEAR, random seek",
+            Interpolation::Linear,
+            true,
+            true,
+            Some(40.0),
+            Some(59.9),
+        ),
+        (
+            "sample SQUAD, random seek",
+            Interpolation::Squad,
+            true,
+            true,
+            Some(40.0),
+            None,
+        ),
+        (
+            "sample LINEAR, cached, unshared key times",
+            Interpolation::Linear,
+            false,
+            false,
+            Some(8.0),
+            Some(11.1),
+        ),
+        (
+            "sample SQUAD, cached, unshared key times",
+            Interpolation::Squad,
+            false,
+            false,
+            Some(16.0),
+            None,
+        ),
+        (
+            "sample LINEAR, random seek, unshared key times",
+            Interpolation::Linear,
+            false,
+            true,
+            Some(40.0),
+            Some(59.9),
+        ),
+    ] {
+        joint_row(
+            name,
+            target,
+            ozz,
+            Box::new(move |shape, n| {
+                let mut s = Sampler::new(clip(&skeleton(shape, n), interp, shared, 7));
+                per_element(n, || s.step(seek))
+            }),
+        );
+    }
+    joint_row(
+        "local-to-model",
+        Some(4.0),
+        Some(6.1),
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.l2m())
+        }),
+    );
+    joint_row(
+        "two-layer blend",
+        Some(2.0),
+        Some(1.95),
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.blend())
+        }),
+    );
+    joint_row(
+        "palette (skin matrices + 4x3)",
+        None,
+        None,
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.palette())
+        }),
+    );
+    let mut sk = Skinning::new();
+    for (name, target, ozz, which) in [
+        (
+            "LBS, 4 influences, positions + normals",
+            Some(3.5),
+            Some(4.98),
+            0,
+        ),
+        (
+            "LBS, 1 influence, positions + normals",
+            Some(2.0),
+            Some(2.08),
+            1,
+        ),
+        ("DQS, 4 influences, positions + normals", None, None, 2),
+        ("LBS, 4 influences, positions only", None, None, 3),
+        ("LBS, 1 influence, positions only", None, None, 4),
+    ] {
+        if !wanted(name) {
+            continue;
+        }
+        let v = per_element(vertices(), || match which {
+            0 => sk.lbs(4),
+            1 => sk.lbs(1),
+            3 => sk.lbs_positions(4),
+            4 => sk.lbs_positions(1),
+            _ => sk.dqs(),
+        });
+        rows.push(Row {
+            what: name.into(),
+            unit: "ns/vertex",
+            tree64: v,
+            tree256: f64::NAN,
+            chain64: f64::NAN,
+            chain256: f64::NAN,
+            target,
+            ozz,
+        });
+    }
+    let fmt = |x: f64| {
+        if x.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+    println!();
+    println!("| workload | unit | tree 64 | tree 256 | chain 64 | chain 256 | target | ozz 0.16 |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut csv = String::from("workload,unit,tree64,tree256,chain64,chain256,target,ozz\n");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.what,
+            r.unit,
+            fmt(r.tree64),
+            fmt(r.tree256),
+            fmt(r.chain64),
+            fmt(r.chain256),
+            opt(r.target),
+            opt(r.ozz)
+        );
+        csv += &format!(
+            "\"{}\",{},{},{},{},{},{},{}\n",
+            r.what,
+            r.unit,
+            r.tree64,
+            r.tree256,
+            r.chain64,
+            r.chain256,
+            r.target.map_or(String::new(), |v| v.to_string()),
+            r.ozz.map_or(String::new(), |v| v.to_string())
+        );
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/anim-bench.csv");
+    match std::fs::write(&path, csv) {
+        Ok(()) => println!("\nwritten to {}", path.display()),
+        Err(e) => println!("\ncould not write {}: {e}", path.display()),
+    }
+}
+
+fn main() {
+    if std::env::var_os("ANIM_BENCH_SUMMARY_ONLY").is_none() {
+        let mut c = Criterion::default()
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2))
+            .configure_from_args();
+        criterion_benches(&mut c);
+        c.final_summary();
+    }
+    summary();
+}

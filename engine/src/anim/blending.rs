@@ -1,0 +1,468 @@
+use glam::{Quat, Vec3, Vec3A, Vec4};
+
+use super::{AnimError, Transform};
+
+/// One input of a [`BlendingJob`]: a local pose, its weight, and optionally
+/// a per-joint weight mask multiplied into the weight (0 leaves a joint out).
+#[derive(Clone, Copy, Debug)]
+pub struct BlendLayer<'a> {
+    pub pose: &'a [Transform],
+    /// Non-negative.
+    pub weight: f32,
+    /// One factor per joint, non-negative; `None` for all ones.
+    pub mask: Option<&'a [f32]>,
+}
+
+impl<'a> BlendLayer<'a> {
+    pub fn new(pose: &'a [Transform], weight: f32) -> Self {
+        Self {
+            pose,
+            weight,
+            mask: None,
+        }
+    }
+
+    pub fn masked(pose: &'a [Transform], weight: f32, mask: &'a [f32]) -> Self {
+        Self {
+            pose,
+            weight,
+            mask: Some(mask),
+        }
+    }
+
+    #[inline(always)]
+    fn weight_at(&self, joint: usize) -> f32 {
+        match self.mask {
+            Some(m) => self.weight * m[joint],
+            None => self.weight,
+        }
+    }
+}
+
+/// Blends local poses joint by joint.
+///
+/// Normal layers are averaged with their (masked) weights: translations and
+/// scales linearly, rotations by nlerp, each rotation first negated when it
+/// lies in the other hemisphere from what has been accumulated so far, so
+/// `q` and `-q` blend alike. Where a joint's total weight is below
+/// `threshold`, the rest pose makes up the difference (a joint no layer
+/// covers gets the rest pose). Additive layers are then applied on top, in
+/// order: `t += w dt`, `q = nlerp(identity, dq, w) * q`,
+/// `s *= lerp(1, ds, w)`, with deltas from [`additive_delta`].
+pub struct BlendingJob<'a> {
+    pub layers: &'a [BlendLayer<'a>],
+    pub additive: &'a [BlendLayer<'a>],
+    /// The skeleton's bind pose, usually.
+    pub rest_pose: &'a [Transform],
+    /// Total weight below which the rest pose fills in; 0.1 is a common
+    /// choice, 0 only fills joints with no weight at all.
+    pub threshold: f32,
+    pub output: &'a mut [Transform],
+}
+
+/// The additive delta that takes `reference` to `pose`, as the additive
+/// layers of [`BlendingJob`] apply it: blending it in with weight 1 on top
+/// of `reference` gives back `pose`.
+pub fn additive_delta(reference: &Transform, pose: &Transform) -> Transform {
+    Transform {
+        translation: pose.translation - reference.translation,
+        rotation: (pose.rotation * reference.rotation.conjugate()).normalize(),
+        scale: pose.scale / reference.scale,
+    }
+}
+
+impl BlendingJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        let n = self.output.len();
+        if self.rest_pose.len() != n {
+            return Err(AnimError::LengthMismatch {
+                what: "rest pose",
+                expected: n,
+                got: self.rest_pose.len(),
+            });
+        }
+        if !(self.threshold.is_finite() && self.threshold >= 0.0) {
+            return Err(AnimError::InvalidJob(format!(
+                "blend threshold {} is not a finite, non-negative number",
+                self.threshold
+            )));
+        }
+        for (what, layers) in [
+            ("blend layer", self.layers),
+            ("additive layer", self.additive),
+        ] {
+            for (i, l) in layers.iter().enumerate() {
+                if l.pose.len() != n {
+                    return Err(AnimError::LengthMismatch {
+                        what,
+                        expected: n,
+                        got: l.pose.len(),
+                    });
+                }
+                if !(l.weight.is_finite() && l.weight >= 0.0) {
+                    return Err(AnimError::InvalidJob(format!(
+                        "{what} {i} has weight {}",
+                        l.weight
+                    )));
+                }
+                if let Some(m) = l.mask {
+                    if m.len() != n {
+                        return Err(AnimError::LengthMismatch {
+                            what: "blend mask",
+                            expected: n,
+                            got: m.len(),
+                        });
+                    }
+                    if let Some(j) = m.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+                        return Err(AnimError::InvalidJob(format!(
+                            "{what} {i} mask has weight {} at joint {j}",
+                            m[j]
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn run(mut self) -> Result<(), AnimError> {
+        self.validate()?;
+        let unmasked = self.layers.iter().all(|l| l.mask.is_none());
+        let total: f32 = self.layers.iter().map(|l| l.weight).sum();
+        if unmasked && total >= self.threshold && total > 0.0 && self.layers.len() <= 8 {
+            // Same weights for every joint: normalise them once.
+            let mut w = [0.0f32; 8];
+            for (wi, l) in w.iter_mut().zip(self.layers) {
+                *wi = l.weight / total;
+            }
+            blend_uniform(self.layers, &w[..self.layers.len()], self.output);
+        } else {
+            self.blend_general();
+        }
+        for layer in self.additive {
+            apply_additive(layer, self.output);
+        }
+        Ok(())
+    }
+
+    fn blend_general(&mut self) {
+        for (j, out) in self.output.iter_mut().enumerate() {
+            let mut t = Vec3A::ZERO;
+            let mut s = Vec3A::ZERO;
+            let mut q = Vec4::ZERO;
+            let mut total = 0.0;
+            for l in self.layers {
+                let w = l.weight_at(j);
+                if w <= 0.0 {
+                    continue;
+                }
+                accumulate(&l.pose[j], w, &mut t, &mut q, &mut s);
+                total += w;
+            }
+            if total < self.threshold || total <= 0.0 {
+                let w = (self.threshold - total).max(f32::MIN_POSITIVE);
+                accumulate(&self.rest_pose[j], w, &mut t, &mut q, &mut s);
+                total += w;
+            }
+            let inv = 1.0 / total;
+            *out = Transform {
+                translation: (t * inv).into(),
+                rotation: normalize_or(q, self.rest_pose[j].rotation),
+                scale: (s * inv).into(),
+            };
+        }
+    }
+}
+
+#[inline(always)]
+fn accumulate(x: &Transform, w: f32, t: &mut Vec3A, q: &mut Vec4, s: &mut Vec3A) {
+    *t += Vec3A::from(x.translation) * w;
+    *s += Vec3A::from(x.scale) * w;
+    let r = Vec4::from(x.rotation);
+    // Hemisphere check against what is accumulated so far.
+    let w = if q.dot(r) < 0.0 { -w } else { w };
+    *q += r * w;
+}
+
+#[inline(always)]
+fn normalize_or(q: Vec4, fallback: Quat) -> Quat {
+    let len2 = q.length_squared();
+    if len2 > 1e-20 {
+        Quat::from_vec4(q * len2.sqrt().recip())
+    } else {
+        fallback
+    }
+}
+
+/// Unmasked layers with weights already divided by their sum.
+fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
+    if let ([a, b], [wa, wb]) = (layers, w) {
+        // The common two-clip cross-fade, without the per-layer loop.
+        let mut start = 0;
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx2_fma() {
+            // SAFETY: features checked; validate() made every pose as long
+            // as the output.
+            unsafe { super::simd::x86::blend2(a.pose, b.pose, *wa, *wb, output) };
+            start = output.len() / 8 * 8;
+        }
+        for (j, out) in output.iter_mut().enumerate().skip(start) {
+            let (x, y) = (&a.pose[j], &b.pose[j]);
+            let qa = Vec4::from(x.rotation);
+            let qb = Vec4::from(y.rotation);
+            let wbq = if qa.dot(qb) < 0.0 { -wb } else { *wb };
+            let q = qa * *wa + qb * wbq;
+            *out = Transform {
+                translation: (Vec3A::from(x.translation) * *wa + Vec3A::from(y.translation) * *wb)
+                    .into(),
+                rotation: normalize_or(q, x.rotation),
+                scale: (Vec3A::from(x.scale) * *wa + Vec3A::from(y.scale) * *wb).into(),
+            };
+        }
+        return;
+    }
+    for (j, out) in output.iter_mut().enumerate() {
+        let mut t = Vec3A::ZERO;
+        let mut s = Vec3A::ZERO;
+        let mut q = Vec4::ZERO;
+        for (l, &wl) in layers.iter().zip(w) {
+            accumulate(&l.pose[j], wl, &mut t, &mut q, &mut s);
+        }
+        *out = Transform {
+            translation: t.into(),
+            rotation: normalize_or(q, layers[0].pose[j].rotation),
+            scale: s.into(),
+        };
+    }
+}
+
+fn apply_additive(layer: &BlendLayer, output: &mut [Transform]) {
+    for (j, out) in output.iter_mut().enumerate() {
+        let w = layer.weight_at(j);
+        if w <= 0.0 {
+            continue;
+        }
+        let d = &layer.pose[j];
+        let dq = if d.rotation.w < 0.0 {
+            -d.rotation
+        } else {
+            d.rotation
+        };
+        let part = Vec4::from(Quat::IDENTITY).lerp(Vec4::from(dq), w);
+        let part = normalize_or(part, Quat::IDENTITY);
+        out.translation += d.translation * w;
+        out.rotation = (part * out.rotation).normalize();
+        out.scale *= Vec3::ONE + (d.scale - Vec3::ONE) * w;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tr(t: Vec3, q: Quat, s: f32) -> Transform {
+        Transform {
+            translation: t,
+            rotation: q,
+            scale: Vec3::splat(s),
+        }
+    }
+
+    fn run(layers: &[BlendLayer], additive: &[BlendLayer], rest: &[Transform]) -> Vec<Transform> {
+        let mut out = vec![Transform::IDENTITY; rest.len()];
+        BlendingJob {
+            layers,
+            additive,
+            rest_pose: rest,
+            threshold: 0.1,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn weighted_average_by_hand() {
+        let a = [tr(Vec3::ZERO, Quat::IDENTITY, 1.0); 2];
+        let b = [tr(
+            Vec3::new(4.0, 0.0, 8.0),
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            3.0,
+        ); 2];
+        let rest = [Transform::IDENTITY; 2];
+        // Equal weights: translation halfway, scale 2, and the normalised
+        // sum of identity and 90 degrees about z is exactly 45 degrees.
+        let out = run(
+            &[BlendLayer::new(&a, 1.0), BlendLayer::new(&b, 1.0)],
+            &[],
+            &rest,
+        );
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(2.0, 0.0, 4.0), 1e-6));
+        assert!(out[0].scale.abs_diff_eq(Vec3::splat(2.0), 1e-6));
+        assert!(out[0]
+            .rotation
+            .abs_diff_eq(Quat::from_rotation_z(std::f32::consts::FRAC_PI_4), 1e-6));
+        // 1:3 weights: a quarter of the way.
+        let out = run(
+            &[BlendLayer::new(&a, 0.5), BlendLayer::new(&b, 1.5)],
+            &[],
+            &rest,
+        );
+        assert!(out[1]
+            .translation
+            .abs_diff_eq(Vec3::new(3.0, 0.0, 6.0), 1e-6));
+        // The other hemisphere's copy of b blends the same (three layers
+        // take the general path).
+        let nb = [tr(b[0].translation, -b[0].rotation, 3.0); 2];
+        let z = [Transform::IDENTITY; 2];
+        let out2 = run(
+            &[
+                BlendLayer::new(&a, 0.5),
+                BlendLayer::new(&nb, 1.5),
+                BlendLayer::new(&z, 0.0),
+            ],
+            &[],
+            &rest,
+        );
+        assert!(out2[1].rotation.dot(out[1].rotation).abs() > 1.0 - 1e-6);
+        assert!(out2[1].translation.abs_diff_eq(out[1].translation, 1e-6));
+    }
+
+    #[test]
+    fn masks_threshold_and_rest_pose() {
+        let a = [tr(Vec3::X, Quat::IDENTITY, 1.0); 3];
+        let b = [tr(Vec3::Y, Quat::IDENTITY, 1.0); 3];
+        let rest = [tr(Vec3::Z, Quat::from_rotation_x(0.5), 2.0); 3];
+        let mask = [1.0, 0.0, 0.0];
+        let out = run(
+            &[
+                BlendLayer::masked(&a, 1.0, &mask),
+                BlendLayer::masked(&b, 1.0, &[1.0, 1.0, 0.0]),
+            ],
+            &[],
+            &rest,
+        );
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 0.5, 0.0), 1e-6));
+        assert!(out[1].translation.abs_diff_eq(Vec3::Y, 1e-6));
+        // No layer covers joint 2: the rest pose.
+        assert!(out[2].translation.abs_diff_eq(Vec3::Z, 1e-6));
+        assert!(out[2].rotation.abs_diff_eq(rest[2].rotation, 1e-6));
+        // Weight 0.05 under a 0.1 threshold: half rest pose.
+        let out = run(&[BlendLayer::new(&a, 0.05)], &[], &rest);
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 0.0, 0.5), 1e-6));
+    }
+
+    #[test]
+    fn additive_delta_round_trips() {
+        let reference = [tr(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_rotation_y(0.3),
+            1.5,
+        )];
+        let pose = [tr(
+            Vec3::new(0.0, 1.0, 5.0),
+            Quat::from_rotation_x(-0.8),
+            3.0,
+        )];
+        let delta = [additive_delta(&reference[0], &pose[0])];
+        let full = run(
+            &[BlendLayer::new(&reference, 1.0)],
+            &[BlendLayer::new(&delta, 1.0)],
+            &reference,
+        );
+        assert!(full[0].translation.abs_diff_eq(pose[0].translation, 1e-5));
+        assert!(full[0].rotation.dot(pose[0].rotation).abs() > 1.0 - 1e-6);
+        assert!(full[0].scale.abs_diff_eq(pose[0].scale, 1e-5));
+        let none = run(
+            &[BlendLayer::new(&reference, 1.0)],
+            &[BlendLayer::new(&delta, 0.0)],
+            &reference,
+        );
+        assert!(none[0]
+            .translation
+            .abs_diff_eq(reference[0].translation, 1e-6));
+        assert!(none[0].rotation.abs_diff_eq(reference[0].rotation, 1e-6));
+        // Half weight: half the translation delta.
+        let half = run(
+            &[BlendLayer::new(&reference, 1.0)],
+            &[BlendLayer::new(&delta, 0.5)],
+            &reference,
+        );
+        assert!(half[0]
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 1.5, 4.0), 1e-6));
+    }
+
+    #[test]
+    fn fast_two_layer_blend_matches_the_general_loop() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(61);
+        let pose = |rng: &mut rand::rngs::StdRng| -> Vec<Transform> {
+            (0..21)
+                .map(|_| Transform {
+                    translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                    rotation: Quat::from_euler(
+                        glam::EulerRot::XYZ,
+                        rng.gen_range(-3.0..3.0),
+                        rng.gen_range(-1.5..1.5),
+                        rng.gen_range(-3.0..3.0),
+                    ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
+                    scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                })
+                .collect()
+        };
+        let a = pose(&mut rng);
+        let b = pose(&mut rng);
+        let rest = vec![Transform::IDENTITY; 21];
+        let fast = run(
+            &[BlendLayer::new(&a, 0.3), BlendLayer::new(&b, 0.9)],
+            &[],
+            &rest,
+        );
+        // A mask of ones takes the general loop.
+        let ones = vec![1.0; 21];
+        let slow = run(
+            &[BlendLayer::masked(&a, 0.3, &ones), BlendLayer::new(&b, 0.9)],
+            &[],
+            &rest,
+        );
+        for j in 0..21 {
+            assert!(
+                fast[j].translation.abs_diff_eq(slow[j].translation, 1e-6),
+                "{j}"
+            );
+            assert!(fast[j].scale.abs_diff_eq(slow[j].scale, 1e-6), "{j}");
+            assert!(fast[j].rotation.dot(slow[j].rotation) > 1.0 - 1e-6, "{j}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let a = [Transform::IDENTITY; 2];
+        let rest = [Transform::IDENTITY; 2];
+        let mut out = [Transform::IDENTITY; 2];
+        for layers in [
+            [BlendLayer::new(&a[..1], 1.0)],
+            [BlendLayer::new(&a, f32::NAN)],
+            [BlendLayer::new(&a, -1.0)],
+            [BlendLayer::masked(&a, 1.0, &[1.0])],
+            [BlendLayer::masked(&a, 1.0, &[1.0, f32::INFINITY])],
+        ] {
+            let job = BlendingJob {
+                layers: &layers,
+                additive: &[],
+                rest_pose: &rest,
+                threshold: 0.1,
+                output: &mut out,
+            };
+            assert!(job.run().is_err());
+        }
+    }
+}

@@ -1,0 +1,931 @@
+//! AVX2 + FMA kernels for the hot loops, chosen at run time.
+//!
+//! The crate builds for baseline x86-64 (SSE2); these functions carry
+//! `#[target_feature(enable = "avx2,fma")]` and are only called after
+//! [`avx2_fma`] said the CPU has both. Each has a scalar counterpart that
+//! is the definition it is tested against.
+
+/// Whether the AVX2 + FMA paths may run (std caches the CPUID answer).
+/// `VKSKIN_SCALAR=1` in the environment forces the scalar paths, for
+/// comparing the two.
+#[inline]
+pub(crate) fn avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static FORCED_SCALAR: OnceLock<bool> = OnceLock::new();
+        let forced = *FORCED_SCALAR.get_or_init(|| std::env::var_os("VKSKIN_SCALAR").is_some());
+        !forced && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86 {
+    use std::arch::x86_64::*;
+
+    use glam::{Affine3A, Mat3A, Quat, Vec3};
+
+    use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
+    use crate::anim::{DualQuat, Transform, NO_PARENT};
+
+    /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
+    /// four `__m128` (every lane initialised), so two unaligned 256-bit
+    /// loads read it whole; the w lanes hold whatever glam left there and
+    /// are never let into an x, y or z result.
+    #[inline(always)]
+    unsafe fn load_affine(m: *const Affine3A) -> (__m256, __m256) {
+        let p = m as *const f32;
+        unsafe { (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8))) }
+    }
+
+    /// `[a x4 | b x4]`.
+    #[inline(always)]
+    unsafe fn splat2(a: f32, b: f32) -> __m256 {
+        unsafe { _mm256_set_m128(_mm_set1_ps(b), _mm_set1_ps(a)) }
+    }
+
+    /// Lane-wise `cross(a, b)` in both 128-bit halves.
+    #[inline(always)]
+    unsafe fn cross256(a: __m256, b: __m256) -> __m256 {
+        unsafe {
+            // cross = (a * b.yzx - a.yzx * b).yzx
+            let a_yzx = _mm256_permute_ps(a, 0b11_00_10_01);
+            let b_yzx = _mm256_permute_ps(b, 0b11_00_10_01);
+            let c = _mm256_fmsub_ps(a, b_yzx, _mm256_mul_ps(a_yzx, b));
+            _mm256_permute_ps(c, 0b11_00_10_01)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn cross128(a: __m128, b: __m128) -> __m128 {
+        unsafe {
+            let a_yzx = _mm_permute_ps(a, 0b11_00_10_01);
+            let b_yzx = _mm_permute_ps(b, 0b11_00_10_01);
+            let c = _mm_fmsub_ps(a, b_yzx, _mm_mul_ps(a_yzx, b));
+            _mm_permute_ps(c, 0b11_00_10_01)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add_halves(v: __m256) -> __m128 {
+        unsafe { _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)) }
+    }
+
+    /// `v / |v|` on xyz with w cleared; zero stays zero. One Newton step on
+    /// the hardware reciprocal square root: ~1e-7 relative.
+    #[inline(always)]
+    unsafe fn normalize3(v: __m128) -> __m128 {
+        unsafe {
+            let v = _mm_and_ps(v, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)));
+            let d = _mm_mul_ps(v, v);
+            let d = _mm_add_ps(d, _mm_permute_ps(d, 0b10_11_00_01));
+            let d = _mm_add_ps(d, _mm_permute_ps(d, 0b01_00_11_10));
+            let d = _mm_max_ps(d, _mm_set1_ps(1e-30));
+            let y = _mm_rsqrt_ps(d);
+            // y * (1.5 - 0.5 d y^2)
+            let h = _mm_mul_ps(_mm_mul_ps(d, _mm_set1_ps(0.5)), _mm_mul_ps(y, y));
+            let y = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5), h));
+            // A zero input gave d = 1e-30: v * y is still zero.
+            _mm_mul_ps(v, y)
+        }
+    }
+
+    /// Stores x, y, z into `v[i]`; the full 16-byte store is used when it
+    /// only spills into `v[i+1].x`, which the caller writes next.
+    #[inline(always)]
+    unsafe fn store3(v: &mut [Vec3], i: usize, x: __m128) {
+        unsafe {
+            let p = v.as_mut_ptr().add(i) as *mut f32;
+            if i + 1 < v.len() {
+                _mm_storeu_ps(p, x);
+            } else {
+                let mut a = [0.0f32; 4];
+                _mm_storeu_ps(a.as_mut_ptr(), x);
+                *p = a[0];
+                *p.add(1) = a[1];
+                *p.add(2) = a[2];
+            }
+        }
+    }
+
+    /// Eight 16-float rows for the AoS -> SoA hand-over.
+    #[repr(C, align(32))]
+    struct Block([[f32; 16]; 8]);
+
+    /// Transposes component `chunk` (4 floats at `chunk * 4`) of the eight
+    /// rows into x, y, z vectors over the rows.
+    #[inline(always)]
+    unsafe fn soa3(rows: &Block, chunk: usize) -> (__m256, __m256, __m256) {
+        unsafe {
+            let r = |v: usize| rows.0[v].as_ptr().add(chunk * 4);
+            let l = |v: usize| _mm256_loadu2_m128(r(v + 4), r(v));
+            soa3_from(l(0), l(1), l(2), l(3))
+        }
+    }
+
+    /// `[a_v | a_{v+4}]` for v = 0..4, each a vec4 (x, y, z, _): returns x, y,
+    /// z over the eight.
+    #[inline(always)]
+    unsafe fn soa3_from(
+        r0: __m256,
+        r1: __m256,
+        r2: __m256,
+        r3: __m256,
+    ) -> (__m256, __m256, __m256) {
+        unsafe {
+            let lo01 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+            let lo23 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+            let hi01 = _mm256_unpackhi_ps(r0, r1); // z0 z1 w0 w1
+            let hi23 = _mm256_unpackhi_ps(r2, r3);
+            (
+                _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+            )
+        }
+    }
+
+    /// x, y, z of `v[base..base + 8]` (needs `base + 8 <= v.len()`): three
+    /// full loads of the 24 floats, blends that gather each component's
+    /// lanes, and one cross-lane permute per component to order them.
+    #[inline(always)]
+    unsafe fn load_vec3x8(v: &[Vec3], base: usize) -> (__m256, __m256, __m256) {
+        unsafe {
+            let p = v.as_ptr().add(base) as *const f32;
+            let m0 = _mm256_loadu_ps(p); // x0 y0 z0 x1 y1 z1 x2 y2
+            let m1 = _mm256_loadu_ps(p.add(8)); // z2 x3 y3 z3 x4 y4 z4 x5
+            let m2 = _mm256_loadu_ps(p.add(16)); // y5 z5 x6 y6 z6 x7 y7 z7
+                                                 // x: lanes 0,3,6 of m0, 1,4,7 of m1, 2,5 of m2.
+            let x = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b1001_0010), m2, 0b0010_0100);
+            let y = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b0010_0100), m2, 0b0100_1001);
+            let z = _mm256_blend_ps(_mm256_blend_ps(m0, m1, 0b0100_1001), m2, 0b1001_0010);
+            (
+                _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5)),
+                _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6)),
+                _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7)),
+            )
+        }
+    }
+
+    /// Writes x, y, z into `v[base..base + 8]` (needs `base + 8 <=
+    /// v.len()`): the inverse of [`load_vec3x8`].
+    #[inline(always)]
+    unsafe fn store_vec3x8(v: &mut [Vec3], base: usize, x: __m256, y: __m256, z: __m256) {
+        unsafe {
+            // Put each component's lanes where the interleaved rows want them,
+            // then blend the three rows out.
+            let x = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+            let y = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+            let z = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+            let m0 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b1001_0010), z, 0b0010_0100);
+            let m1 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b0010_0100), z, 0b0100_1001);
+            let m2 = _mm256_blend_ps(_mm256_blend_ps(x, y, 0b0100_1001), z, 0b1001_0010);
+            let p = v.as_mut_ptr().add(base) as *mut f32;
+            _mm256_storeu_ps(p, m0);
+            _mm256_storeu_ps(p.add(8), m1);
+            _mm256_storeu_ps(p.add(16), m2);
+        }
+    }
+
+    /// Linear blend skinning of `K` influences per vertex: each vertex's
+    /// matrix is blended in AVX registers, then eight at a time are turned
+    /// into structure-of-arrays form for the position, the cofactor normal
+    /// and its normalisation, which then cost a few lanes each. The last
+    /// vertices (fewer than eight) go one at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the streams passed
+    /// `skinning::validate_streams` (every joint index inside `skin`,
+    /// lengths consistent, `normals` empty or as long as `positions`).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn lbs<const K: usize>(
+        skin: &[Affine3A],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        let n = positions.len();
+        let with_normals = !normals.is_empty();
+        let sp = skin.as_ptr();
+        let mut block = Block([[0.0; 16]; 8]);
+        let blend = |v: usize| -> (__m256, __m256) {
+            unsafe {
+                let js = joints.as_ptr().add(v * K);
+                let ws = weights.as_ptr().add(v * K);
+                let (a, b) = load_affine(sp.add(*js as usize));
+                let w = _mm256_broadcast_ss(&*ws);
+                let mut acc0 = _mm256_mul_ps(a, w);
+                let mut acc1 = _mm256_mul_ps(b, w);
+                for k in 1..K {
+                    let (a, b) = load_affine(sp.add(*js.add(k) as usize));
+                    let w = _mm256_broadcast_ss(&*ws.add(k));
+                    acc0 = _mm256_fmadd_ps(a, w, acc0);
+                    acc1 = _mm256_fmadd_ps(b, w, acc1);
+                }
+                (acc0, acc1)
+            }
+        };
+        let blocks = n / 8;
+        for b in 0..blocks {
+            let base = b * 8;
+            unsafe {
+                let ([c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [tx, ty, tz]) = if K == 1 {
+                    // One influence: the matrices come straight from the
+                    // palette into SoA form, then take their weights.
+                    let col = |chunk: usize| {
+                        let p = |v: usize| {
+                            let j = *joints.get_unchecked(base + v) as usize;
+                            (sp.add(j) as *const f32).add(chunk * 4)
+                        };
+                        let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
+                        soa3_from(l(0), l(1), l(2), l(3))
+                    };
+                    let w = _mm256_loadu_ps(weights.as_ptr().add(base));
+                    let sc = |(x, y, z): (__m256, __m256, __m256)| {
+                        [
+                            _mm256_mul_ps(x, w),
+                            _mm256_mul_ps(y, w),
+                            _mm256_mul_ps(z, w),
+                        ]
+                    };
+                    (sc(col(0)), sc(col(1)), sc(col(2)), sc(col(3)))
+                } else {
+                    for (i, row) in block.0.iter_mut().enumerate() {
+                        let (acc0, acc1) = blend(base + i);
+                        _mm256_store_ps(row.as_mut_ptr(), acc0);
+                        _mm256_store_ps(row.as_mut_ptr().add(8), acc1);
+                    }
+                    let a = |c: usize| {
+                        let (x, y, z) = soa3(&block, c);
+                        [x, y, z]
+                    };
+                    (a(0), a(1), a(2), a(3))
+                };
+                let (px, py, pz) = load_vec3x8(positions, base);
+                let ox = _mm256_fmadd_ps(
+                    c0x,
+                    px,
+                    _mm256_fmadd_ps(c1x, py, _mm256_fmadd_ps(c2x, pz, tx)),
+                );
+                let oy = _mm256_fmadd_ps(
+                    c0y,
+                    px,
+                    _mm256_fmadd_ps(c1y, py, _mm256_fmadd_ps(c2y, pz, ty)),
+                );
+                let oz = _mm256_fmadd_ps(
+                    c0z,
+                    px,
+                    _mm256_fmadd_ps(c1z, py, _mm256_fmadd_ps(c2z, pz, tz)),
+                );
+                store_vec3x8(out_positions, base, ox, oy, oz);
+                if with_normals {
+                    let cross =
+                        |ax: __m256, ay: __m256, az: __m256, bx: __m256, by: __m256, bz: __m256| {
+                            (
+                                _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by)),
+                                _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz)),
+                                _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx)),
+                            )
+                        };
+                    // Cofactor columns: c1 x c2, c2 x c0, c0 x c1.
+                    let (xx, xy, xz) = cross(c1x, c1y, c1z, c2x, c2y, c2z);
+                    let (yx, yy, yz) = cross(c2x, c2y, c2z, c0x, c0y, c0z);
+                    let (zx, zy, zz) = cross(c0x, c0y, c0z, c1x, c1y, c1z);
+                    let (nx, ny, nz) = load_vec3x8(normals, base);
+                    let mx =
+                        _mm256_fmadd_ps(xx, nx, _mm256_fmadd_ps(yx, ny, _mm256_mul_ps(zx, nz)));
+                    let my =
+                        _mm256_fmadd_ps(xy, nx, _mm256_fmadd_ps(yy, ny, _mm256_mul_ps(zy, nz)));
+                    let mz =
+                        _mm256_fmadd_ps(xz, nx, _mm256_fmadd_ps(yz, ny, _mm256_mul_ps(zz, nz)));
+                    let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
+                    let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                    let y = _mm256_rsqrt_ps(d);
+                    let h =
+                        _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                    store_vec3x8(
+                        out_normals,
+                        base,
+                        _mm256_mul_ps(mx, y),
+                        _mm256_mul_ps(my, y),
+                        _mm256_mul_ps(mz, y),
+                    );
+                }
+            }
+        }
+        for v in blocks * 8..n {
+            unsafe {
+                let (acc0, acc1) = blend(v);
+                let pp = positions.get_unchecked(v);
+                let r = _mm256_fmadd_ps(
+                    acc0,
+                    splat2(pp.x, pp.y),
+                    _mm256_mul_ps(acc1, splat2(pp.z, 1.0)),
+                );
+                store3(out_positions, v, add_halves(r));
+                if with_normals {
+                    let nn = normals.get_unchecked(v);
+                    // Cofactor columns: c1 x c2, c2 x c0, c0 x c1.
+                    let c12 = _mm256_permute2f128_ps(acc0, acc1, 0x21);
+                    let c20 = _mm256_permute2f128_ps(acc1, acc0, 0x20);
+                    let xy = cross256(c12, c20);
+                    let z = cross128(_mm256_castps256_ps128(acc0), _mm256_extractf128_ps(acc0, 1));
+                    let t = add_halves(_mm256_mul_ps(xy, splat2(nn.x, nn.y)));
+                    let t = _mm_fmadd_ps(z, _mm_set1_ps(nn.z), t);
+                    store3(out_normals, v, normalize3(t));
+                }
+            }
+        }
+    }
+
+    /// Local matrices of up to eight joints in structure-of-arrays form:
+    /// `m[k][v]` is element k (column-major 3x3: c0.xyz, c1.xyz, c2.xyz) of
+    /// joint v's `R(q) * diag(s)`.
+    #[repr(C, align(32))]
+    struct Locals([[f32; 8]; 9]);
+
+    #[inline(always)]
+    unsafe fn locals8(locals: &[Transform], base: usize, out: &mut Locals) {
+        unsafe {
+            let q =
+                |v: usize| &locals.get_unchecked(base + v).rotation as *const Quat as *const f32;
+            let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
+            let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+            let lo01 = _mm256_unpacklo_ps(r0, r1);
+            let lo23 = _mm256_unpacklo_ps(r2, r3);
+            let hi01 = _mm256_unpackhi_ps(r0, r1);
+            let hi23 = _mm256_unpackhi_ps(r2, r3);
+            let x = _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00);
+            let y = _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10);
+            let z = _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00);
+            let w = _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10);
+            // Masked loads read a Vec3 without touching the padding after it.
+            let mask = _mm_set_epi32(0, -1, -1, -1);
+            let sc = |v: usize| _mm_maskload_ps(&locals.get_unchecked(base + v).scale.x, mask);
+            let sl = |v: usize| _mm256_set_m128(sc(v + 4), sc(v));
+            let (sx, sy, sz) = soa3_from(sl(0), sl(1), sl(2), sl(3));
+            let two = _mm256_set1_ps(2.0);
+            let one = _mm256_set1_ps(1.0);
+            let (x2, y2, z2) = (
+                _mm256_mul_ps(x, two),
+                _mm256_mul_ps(y, two),
+                _mm256_mul_ps(z, two),
+            );
+            let (xx, yy, zz) = (
+                _mm256_mul_ps(x, x2),
+                _mm256_mul_ps(y, y2),
+                _mm256_mul_ps(z, z2),
+            );
+            let (xy, xz, yz) = (
+                _mm256_mul_ps(x, y2),
+                _mm256_mul_ps(x, z2),
+                _mm256_mul_ps(y, z2),
+            );
+            let (wx, wy, wz) = (
+                _mm256_mul_ps(w, x2),
+                _mm256_mul_ps(w, y2),
+                _mm256_mul_ps(w, z2),
+            );
+            let m = &mut out.0;
+            let st = |d: &mut [f32; 8], v: __m256| _mm256_store_ps(d.as_mut_ptr(), v);
+            st(
+                &mut m[0],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sx),
+            );
+            st(&mut m[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), sx));
+            st(&mut m[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), sx));
+            st(&mut m[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), sy));
+            st(
+                &mut m[4],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sy),
+            );
+            st(&mut m[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), sy));
+            st(&mut m[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), sz));
+            st(&mut m[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), sz));
+            st(
+                &mut m[8],
+                _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sz),
+            );
+        }
+    }
+
+    /// Local-to-model over `from..to`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `LocalToModelJob::validate` passed (so
+    /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn local_to_model(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe {
+            let load = |m: *const Affine3A| {
+                let p = m as *const f32;
+                (
+                    _mm_loadu_ps(p),
+                    _mm_loadu_ps(p.add(4)),
+                    _mm_loadu_ps(p.add(8)),
+                    _mm_loadu_ps(p.add(12)),
+                )
+            };
+            let root = load(root);
+            let mut prev = root;
+            let mut block = Locals([[0.0; 8]; 9]);
+            let mut base = from;
+            while base < to {
+                let count = (to - base).min(8);
+                if count == 8 {
+                    locals8(locals, base, &mut block);
+                } else {
+                    for v in 0..count {
+                        let t = locals.get_unchecked(base + v);
+                        let m = Mat3A::from_quat(t.rotation);
+                        let c = [
+                            m.x_axis * t.scale.x,
+                            m.y_axis * t.scale.y,
+                            m.z_axis * t.scale.z,
+                        ];
+                        for k in 0..9 {
+                            block.0[k][v] = c[k / 3][k % 3];
+                        }
+                    }
+                }
+                for v in 0..count {
+                    let i = base + v;
+                    let p = *parents.get_unchecked(i);
+                    let (p0, p1, p2, pt) = if p == NO_PARENT {
+                        root
+                    } else if p as usize + 1 == i && i > from {
+                        prev
+                    } else {
+                        load(models.as_ptr().add(p as usize))
+                    };
+                    let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
+                    // Plain FMA chains: three operations a column. Along a
+                    // chain skeleton that is one more FMA latency per joint
+                    // than a tree of adds, but fewer operations win elsewhere.
+                    let col = |k: usize| {
+                        _mm_fmadd_ps(
+                            p0,
+                            b(3 * k),
+                            _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
+                        )
+                    };
+                    let t = &locals.get_unchecked(i).translation;
+                    let c0 = col(0);
+                    let c1 = col(1);
+                    let c2 = col(2);
+                    let ct = _mm_fmadd_ps(
+                        p0,
+                        _mm_broadcast_ss(&t.x),
+                        _mm_fmadd_ps(
+                            p1,
+                            _mm_broadcast_ss(&t.y),
+                            _mm_fmadd_ps(p2, _mm_broadcast_ss(&t.z), pt),
+                        ),
+                    );
+                    let o = models.as_mut_ptr().add(i) as *mut f32;
+                    _mm_storeu_ps(o, c0);
+                    _mm_storeu_ps(o.add(4), c1);
+                    _mm_storeu_ps(o.add(8), c2);
+                    _mm_storeu_ps(o.add(12), ct);
+                    prev = (c0, c1, c2, ct);
+                }
+                base += count;
+            }
+        }
+    }
+
+    /// Two-layer blend with weights already normalised (`wa + wb = 1`), for
+    /// `out.len() / 8 * 8` joints; the caller does the rest. Rotations are
+    /// blended eight at a time in SoA form (hemisphere check, nlerp);
+    /// translations and scales per joint in 128-bit lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn blend2(
+        a: &[Transform],
+        b: &[Transform],
+        wa: f32,
+        wb: f32,
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            let n = out.len() / 8 * 8;
+            let mask = _mm_set_epi32(0, -1, -1, -1);
+            let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
+            let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
+            let sign = _mm256_set1_ps(-0.0);
+            let quats = |t: &[Transform], base: usize| {
+                let q = |v: usize| &t.get_unchecked(base + v).rotation as *const Quat as *const f32;
+                let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
+                let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+                let lo01 = _mm256_unpacklo_ps(r0, r1);
+                let lo23 = _mm256_unpacklo_ps(r2, r3);
+                let hi01 = _mm256_unpackhi_ps(r0, r1);
+                let hi23 = _mm256_unpackhi_ps(r2, r3);
+                (
+                    _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                    _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
+                )
+            };
+            let mut base = 0;
+            while base < n {
+                let (ax, ay, az, aw) = quats(a, base);
+                let (bx, by, bz, bw) = quats(b, base);
+                let dot = _mm256_fmadd_ps(
+                    ax,
+                    bx,
+                    _mm256_fmadd_ps(ay, by, _mm256_fmadd_ps(az, bz, _mm256_mul_ps(aw, bw))),
+                );
+                // b's weight takes the dot product's sign: same hemisphere.
+                let wbs = _mm256_xor_ps(wb8, _mm256_and_ps(dot, sign));
+                let x = _mm256_fmadd_ps(ax, wa8, _mm256_mul_ps(bx, wbs));
+                let y = _mm256_fmadd_ps(ay, wa8, _mm256_mul_ps(by, wbs));
+                let z = _mm256_fmadd_ps(az, wa8, _mm256_mul_ps(bz, wbs));
+                let w = _mm256_fmadd_ps(aw, wa8, _mm256_mul_ps(bw, wbs));
+                let d = _mm256_fmadd_ps(
+                    x,
+                    x,
+                    _mm256_fmadd_ps(y, y, _mm256_fmadd_ps(z, z, _mm256_mul_ps(w, w))),
+                );
+                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                let r = _mm256_rsqrt_ps(d);
+                let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(r, r));
+                let r = _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                let (x, y, z, w) = (
+                    _mm256_mul_ps(x, r),
+                    _mm256_mul_ps(y, r),
+                    _mm256_mul_ps(z, r),
+                    _mm256_mul_ps(w, r),
+                );
+                let xy_lo = _mm256_unpacklo_ps(x, y);
+                let xy_hi = _mm256_unpackhi_ps(x, y);
+                let zw_lo = _mm256_unpacklo_ps(z, w);
+                let zw_hi = _mm256_unpackhi_ps(z, w);
+                let rows = [
+                    _mm256_shuffle_ps(xy_lo, zw_lo, 0b01_00_01_00),
+                    _mm256_shuffle_ps(xy_lo, zw_lo, 0b11_10_11_10),
+                    _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
+                    _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
+                ];
+                for v in 0..8 {
+                    let i = base + v;
+                    let (ta, tb) = (a.get_unchecked(i), b.get_unchecked(i));
+                    let o = out.as_mut_ptr().add(i);
+                    let t = _mm_fmadd_ps(
+                        _mm_maskload_ps(&ta.translation.x, mask),
+                        wa4,
+                        _mm_mul_ps(_mm_maskload_ps(&tb.translation.x, mask), wb4),
+                    );
+                    let s = _mm_fmadd_ps(
+                        _mm_maskload_ps(&ta.scale.x, mask),
+                        wa4,
+                        _mm_mul_ps(_mm_maskload_ps(&tb.scale.x, mask), wb4),
+                    );
+                    let q = if v < 4 {
+                        _mm256_castps256_ps128(rows[v])
+                    } else {
+                        _mm256_extractf128_ps(rows[v - 4], 1)
+                    };
+                    // 16-byte stores: translation and scale each spill into
+                    // the 4 padding bytes after them, which hold no value.
+                    _mm_storeu_ps(&mut (*o).translation.x, t);
+                    _mm_storeu_ps(&mut (*o).rotation as *mut Quat as *mut f32, q);
+                    _mm_storeu_ps(&mut (*o).scale.x, s);
+                }
+                base += 8;
+            }
+        }
+    }
+
+    /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
+    #[inline(always)]
+    unsafe fn sin8(x: __m256) -> __m256 {
+        unsafe {
+            let x2 = _mm256_mul_ps(x, x);
+            let c = |v: f32| _mm256_set1_ps(v);
+            let p = _mm256_fmadd_ps(c(-1.0 / 39_916_800.0), x2, c(1.0 / 362_880.0));
+            let p = _mm256_fmadd_ps(p, x2, c(-1.0 / 5040.0));
+            let p = _mm256_fmadd_ps(p, x2, c(1.0 / 120.0));
+            let p = _mm256_fmadd_ps(p, x2, c(-1.0 / 6.0));
+            let p = _mm256_fmadd_ps(p, x2, c(1.0));
+            _mm256_mul_ps(x, p)
+        }
+    }
+
+    /// `acos(x)` for x in [0, 1], as `quat::acos01`.
+    #[inline(always)]
+    unsafe fn acos8(x: __m256) -> __m256 {
+        unsafe {
+            let c = |v: f32| _mm256_set1_ps(v);
+            let mut p = c(ACOS_COEFFS[0]);
+            for &k in &ACOS_COEFFS[1..] {
+                p = _mm256_fmadd_ps(p, x, c(k));
+            }
+            let r = _mm256_sqrt_ps(_mm256_max_ps(_mm256_sub_ps(c(1.0), x), _mm256_setzero_ps()));
+            _mm256_mul_ps(r, p)
+        }
+    }
+
+    /// `sampling::squad_span` for up to eight tracks at once, from one
+    /// group of `clip::SQUAD_ROWS` SoA rows; writes the rotations of
+    /// `joints` (at most eight).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `rows.len() == SQUAD_ROWS`; every joint is
+    /// inside `out`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn squad8(rows: &[[f32; 8]], u: f32, joints: &[u16], out: &mut [Transform]) {
+        unsafe {
+            let l = |r: usize| _mm256_loadu_ps(rows.get_unchecked(r).as_ptr());
+            let uu = _mm256_set1_ps(u);
+            let vv = _mm256_set1_ps(1.0 - u);
+            let (t1, i1, t2, i2) = (l(16), l(17), l(18), l(19));
+            let s0 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t1)), i1);
+            let s1 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t1)), i1);
+            let s2 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t2)), i2);
+            let s3 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t2)), i2);
+            let p: [__m256; 4] =
+                std::array::from_fn(|c| _mm256_fmadd_ps(l(c), s0, _mm256_mul_ps(l(4 + c), s1)));
+            let r: [__m256; 4] = std::array::from_fn(|c| {
+                _mm256_fmadd_ps(l(8 + c), s2, _mm256_mul_ps(l(12 + c), s3))
+            });
+            let h = 2.0 * u * (1.0 - u);
+            let d = _mm256_fmadd_ps(
+                p[0],
+                r[0],
+                _mm256_fmadd_ps(
+                    p[1],
+                    r[1],
+                    _mm256_fmadd_ps(p[2], r[2], _mm256_mul_ps(p[3], r[3])),
+                ),
+            );
+            // Shortest path: flip r where the dot product is negative.
+            let sign = _mm256_and_ps(d, _mm256_set1_ps(-0.0));
+            let d = _mm256_min_ps(_mm256_xor_ps(d, sign), _mm256_set1_ps(1.0));
+            let theta = _mm256_max_ps(acos8(d), _mm256_set1_ps(MIN_SLERP_ANGLE));
+            let sa = sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - h), theta));
+            let sb = sin8(_mm256_mul_ps(_mm256_set1_ps(h), theta));
+            let inv = _mm256_div_ps(_mm256_set1_ps(1.0), sin8(theta));
+            let wa = _mm256_mul_ps(sa, inv);
+            let wb = _mm256_xor_ps(_mm256_mul_ps(sb, inv), sign);
+            let q: [__m256; 4] =
+                std::array::from_fn(|c| _mm256_fmadd_ps(p[c], wa, _mm256_mul_ps(r[c], wb)));
+            store_quats(q, joints, out);
+        }
+    }
+
+    /// Writes eight quaternions given as x, y, z, w lanes into the
+    /// rotations of `joints` (at most eight).
+    #[inline(always)]
+    unsafe fn store_quats(q: [__m256; 4], joints: &[u16], out: &mut [Transform]) {
+        unsafe {
+            let xy_lo = _mm256_unpacklo_ps(q[0], q[1]);
+            let xy_hi = _mm256_unpackhi_ps(q[0], q[1]);
+            let zw_lo = _mm256_unpacklo_ps(q[2], q[3]);
+            let zw_hi = _mm256_unpackhi_ps(q[2], q[3]);
+            let rows4 = [
+                _mm256_shuffle_ps(xy_lo, zw_lo, 0b01_00_01_00),
+                _mm256_shuffle_ps(xy_lo, zw_lo, 0b11_10_11_10),
+                _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
+                _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
+            ];
+            for (v, &j) in joints.iter().enumerate() {
+                let q = if v < 4 {
+                    _mm256_castps256_ps128(rows4[v])
+                } else {
+                    _mm256_extractf128_ps(rows4[v - 4], 1)
+                };
+                let o = &mut out.get_unchecked_mut(j as usize).rotation as *mut Quat as *mut f32;
+                _mm_storeu_ps(o, q);
+            }
+        }
+    }
+
+    /// Fixed-angle slerp of up to eight tracks from SoA key rows
+    /// (`sampling::fixed_slerp` eight lanes wide).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `k0`, `k1` have 4 rows, `angles` 2; every
+    /// joint is inside `out`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn slerp8(
+        k0: &[[f32; 8]],
+        k1: &[[f32; 8]],
+        angles: &[[f32; 8]],
+        u: f32,
+        joints: &[u16],
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            let l = |r: &[[f32; 8]], i: usize| _mm256_loadu_ps(r.get_unchecked(i).as_ptr());
+            let (theta, inv) = (l(angles, 0), l(angles, 1));
+            let wa = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - u), theta)), inv);
+            let wb = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(u), theta)), inv);
+            let q =
+                std::array::from_fn(|c| _mm256_fmadd_ps(l(k0, c), wa, _mm256_mul_ps(l(k1, c), wb)));
+            store_quats(q, joints, out);
+        }
+    }
+
+    /// Transposes eight 8-float rows.
+    #[inline(always)]
+    unsafe fn transpose8(r: [__m256; 8]) -> [__m256; 8] {
+        unsafe {
+            let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+            let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+            let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+            let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+            let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            let u0 = _mm256_shuffle_ps(t0, t2, 0b01_00_01_00);
+            let u1 = _mm256_shuffle_ps(t0, t2, 0b11_10_11_10);
+            let u2 = _mm256_shuffle_ps(t1, t3, 0b01_00_01_00);
+            let u3 = _mm256_shuffle_ps(t1, t3, 0b11_10_11_10);
+            let u4 = _mm256_shuffle_ps(t4, t6, 0b01_00_01_00);
+            let u5 = _mm256_shuffle_ps(t4, t6, 0b11_10_11_10);
+            let u6 = _mm256_shuffle_ps(t5, t7, 0b01_00_01_00);
+            let u7 = _mm256_shuffle_ps(t5, t7, 0b11_10_11_10);
+            [
+                _mm256_permute2f128_ps(u0, u4, 0x20),
+                _mm256_permute2f128_ps(u1, u5, 0x20),
+                _mm256_permute2f128_ps(u2, u6, 0x20),
+                _mm256_permute2f128_ps(u3, u7, 0x20),
+                _mm256_permute2f128_ps(u0, u4, 0x31),
+                _mm256_permute2f128_ps(u1, u5, 0x31),
+                _mm256_permute2f128_ps(u2, u6, 0x31),
+                _mm256_permute2f128_ps(u3, u7, 0x31),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn cross8(a: [__m256; 3], b: [__m256; 3]) -> [__m256; 3] {
+        unsafe {
+            [
+                _mm256_fmsub_ps(a[1], b[2], _mm256_mul_ps(a[2], b[1])),
+                _mm256_fmsub_ps(a[2], b[0], _mm256_mul_ps(a[0], b[2])),
+                _mm256_fmsub_ps(a[0], b[1], _mm256_mul_ps(a[1], b[0])),
+            ]
+        }
+    }
+
+    /// `q v q*` for unit `q` (xyz in `r`, w in `w`):
+    /// `t = 2 r x v; v + w t + r x t`.
+    #[inline(always)]
+    unsafe fn rotate8(r: [__m256; 3], w: __m256, v: [__m256; 3]) -> [__m256; 3] {
+        unsafe {
+            let c = cross8(r, v);
+            let two = _mm256_set1_ps(2.0);
+            let t = [
+                _mm256_mul_ps(c[0], two),
+                _mm256_mul_ps(c[1], two),
+                _mm256_mul_ps(c[2], two),
+            ];
+            let rt = cross8(r, t);
+            std::array::from_fn(|i| _mm256_add_ps(_mm256_fmadd_ps(w, t[i], v[i]), rt[i]))
+        }
+    }
+
+    /// Dual-quaternion skinning of `K` influences for the vertices
+    /// `0..n / 8 * 8`, eight at a time in SoA form; returns how many
+    /// it did (the caller finishes the rest one by one).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the streams passed
+    /// `skinning::validate_streams`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dqs<const K: usize>(
+        palette: &[DualQuat],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) -> usize {
+        let n = positions.len();
+        let blocks = n / 8;
+        let with_normals = !normals.is_empty();
+        let sign = _mm256_set1_ps(-0.0);
+        let stride = _mm256_setr_epi32(
+            0,
+            K as i32,
+            2 * K as i32,
+            3 * K as i32,
+            4 * K as i32,
+            5 * K as i32,
+            6 * K as i32,
+            7 * K as i32,
+        );
+        for b in 0..blocks {
+            let base = b * 8;
+            unsafe {
+                let dq = |k: usize| -> [__m256; 8] {
+                    transpose8(std::array::from_fn(|v| {
+                        let j = *joints.get_unchecked((base + v) * K + k) as usize;
+                        _mm256_loadu_ps(palette.as_ptr().add(j) as *const f32)
+                    }))
+                };
+                let first = dq(0);
+                let w0 = _mm256_i32gather_ps::<4>(weights.as_ptr().add(base * K), stride);
+                let mut acc: [__m256; 8] = std::array::from_fn(|c| _mm256_mul_ps(first[c], w0));
+                for k in 1..K {
+                    let q = dq(k);
+                    let w = _mm256_i32gather_ps::<4>(weights.as_ptr().add(base * K + k), stride);
+                    let d = _mm256_fmadd_ps(
+                        q[0],
+                        first[0],
+                        _mm256_fmadd_ps(
+                            q[1],
+                            first[1],
+                            _mm256_fmadd_ps(q[2], first[2], _mm256_mul_ps(q[3], first[3])),
+                        ),
+                    );
+                    // Antipodality: join the first influence's hemisphere.
+                    let w = _mm256_xor_ps(w, _mm256_and_ps(d, sign));
+                    for c in 0..8 {
+                        acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
+                    }
+                }
+                let len2 = _mm256_fmadd_ps(
+                    acc[0],
+                    acc[0],
+                    _mm256_fmadd_ps(
+                        acc[1],
+                        acc[1],
+                        _mm256_fmadd_ps(acc[2], acc[2], _mm256_mul_ps(acc[3], acc[3])),
+                    ),
+                );
+                // Weights that cancel out: identity, as the scalar path.
+                let degenerate = _mm256_cmp_ps::<_CMP_LT_OQ>(len2, _mm256_set1_ps(1e-24));
+                let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
+                let inv = _mm256_andnot_ps(degenerate, inv);
+                let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
+                let rw =
+                    _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
+                let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
+                let dw = _mm256_mul_ps(acc[7], inv);
+                // Translation 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz).
+                let rd = cross8(r, d);
+                let two = _mm256_set1_ps(2.0);
+                let t: [__m256; 3] = std::array::from_fn(|c| {
+                    _mm256_mul_ps(
+                        two,
+                        _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
+                    )
+                });
+                let (px, py, pz) = load_vec3x8(positions, base);
+                let p = rotate8(r, rw, [px, py, pz]);
+                store_vec3x8(
+                    out_positions,
+                    base,
+                    _mm256_add_ps(p[0], t[0]),
+                    _mm256_add_ps(p[1], t[1]),
+                    _mm256_add_ps(p[2], t[2]),
+                );
+                if with_normals {
+                    let (nx, ny, nz) = load_vec3x8(normals, base);
+                    let m = rotate8(r, rw, [nx, ny, nz]);
+                    let dd = _mm256_fmadd_ps(
+                        m[0],
+                        m[0],
+                        _mm256_fmadd_ps(m[1], m[1], _mm256_mul_ps(m[2], m[2])),
+                    );
+                    let dd = _mm256_max_ps(dd, _mm256_set1_ps(1e-30));
+                    let y = _mm256_rsqrt_ps(dd);
+                    let h =
+                        _mm256_mul_ps(_mm256_mul_ps(dd, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                    store_vec3x8(
+                        out_normals,
+                        base,
+                        _mm256_mul_ps(m[0], y),
+                        _mm256_mul_ps(m[1], y),
+                        _mm256_mul_ps(m[2], y),
+                    );
+                }
+            }
+        }
+        blocks * 8
+    }
+}
