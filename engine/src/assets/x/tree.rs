@@ -284,8 +284,14 @@ impl<'a, L: Lexer<'a>> Builder<'a, L> {
                 }
                 Tok::Separator | Tok::Uuid => {}
                 Tok::Number(raw) => {
-                    let v = parse_number(raw)
-                        .map_err(|(k, m)| self.err(tat, k, format!("in {}: {m}", obj.label())))?;
+                    let v = parse_number(raw).map_err(|(k, m)| {
+                        let at_end = tat as usize + raw.len() >= self.lexer.source().data.len();
+                        if at_end {
+                            self.err(tat, FaultKind::Truncated, "the file ends inside a number")
+                        } else {
+                            self.err(tat, k, format!("in {}: {m}", obj.label()))
+                        }
+                    })?;
                     obj.values.push(v);
                     obj.offsets.push(tat);
                 }
