@@ -400,7 +400,7 @@ fn anim_test_tolerates_bones_without_frames() {
         assert!(
             m.warnings
                 .iter()
-                .any(|w| w.contains(&format!("{bone:?}")) && w.contains("names no frame")),
+                .any(|w| w.contains(&format!("{bone:?}")) && w.contains("name no frame")),
             "{:?}",
             m.warnings
         );

@@ -404,6 +404,35 @@ fn nesting_depth_is_limited() {
 }
 
 #[test]
+fn clip_joint_pairs_are_limited() {
+    // 200 frames and 200 animation sets: 40 000 runtime joint channels from
+    // a few kilobytes. Over the limit it is an error, not an allocation.
+    let mut s = String::from("xof 0303txt 0032\n");
+    for i in 0..200 {
+        s.push_str(&format!("Frame F{i} {{ }}\n"));
+    }
+    for _ in 0..200 {
+        s.push_str("AnimationSet { Animation { { F0 } AnimationKey { 2; 1; 0;3;0,0,0;;; } } }\n");
+    }
+    let limits = Limits {
+        max_clip_joints: 10_000,
+        ..Limits::default()
+    };
+    let e =
+        x::load_from_bytes_with_limits("pairs.x", s.as_bytes(), &LoadOptions::default(), &limits)
+            .unwrap_err();
+    assert_eq!(e.kind, FaultKind::Count);
+    assert_eq!(
+        e.place,
+        Place::Line {
+            line: 252,
+            column: 1
+        }
+    );
+    assert_eq!(load("pairs.x", s.as_bytes()).unwrap().clips.len(), 200);
+}
+
+#[test]
 fn cyclic_and_missing_frame_references() {
     let s = "xof 0303txt 0032\nFrame A { Frame B { { A } } }\n";
     let e = err("cycle.x", s.as_bytes());

@@ -34,6 +34,7 @@ pub(crate) fn clips(
     names: &HashMap<String, usize>,
     skeleton: &Skeleton,
     file_local: &[Transform],
+    limits: &super::Limits,
 ) -> Result<Vec<Clip>, LoadError> {
     let top = || {
         doc.iter().filter_map(|n| match n {
@@ -52,6 +53,21 @@ pub(crate) fn clips(
         match obj.kind.as_str() {
             "AnimTicksPerSecond" => current = Some(ticks_per_second(ctx, obj)?),
             "AnimationSet" => {
+                // A runtime clip holds every joint: bound the product.
+                let pairs = (clips.len() + 1).saturating_mul(skeleton.len().max(1));
+                if pairs > limits.max_clip_joints {
+                    return Err(ctx.src.err(
+                        obj.at,
+                        FaultKind::Count,
+                        format!(
+                            "{} animation sets over {} joints is more than the limit of {} \
+                             clip-joint pairs",
+                            clips.len() + 1,
+                            skeleton.len(),
+                            limits.max_clip_joints
+                        ),
+                    ));
+                }
                 let tps = match obj.child("AnimTicksPerSecond") {
                     Some(o) => ticks_per_second(ctx, o)?,
                     None => current

@@ -139,6 +139,7 @@ pub(crate) fn convert(
     options: &LoadOptions,
     dir: &Path,
     name: String,
+    limits: &super::Limits,
 ) -> Result<Model, LoadError> {
     let mut ctx = Ctx {
         src,
@@ -236,20 +237,37 @@ pub(crate) fn convert(
     // Each skin weight's joint; bones naming no frame bind to the mesh's frame.
     let mut slots: Vec<Vec<Option<usize>>> = Vec::with_capacity(data.len());
     for d in &data {
-        let mut s = Vec::with_capacity(d.bones.len());
-        for b in &d.bones {
-            let j = names.get(b.bone).copied();
-            if j.is_none() {
-                let n = b.weights.iter().filter(|&&w| w > 0.0).count();
-                ctx.warn(format!(
-                    "mesh {:?}: SkinWeights bone {:?} names no frame (at {}); its {n} \
-                     influences follow the mesh's frame",
-                    d.name,
-                    b.bone,
-                    src.place(b.at).to_string().trim_end_matches(": ")
-                ));
+        let s: Vec<Option<usize>> = d.bones.iter().map(|b| names.get(b.bone).copied()).collect();
+        let missing: Vec<&mesh::BoneWeights<'_>> = d
+            .bones
+            .iter()
+            .zip(&s)
+            .filter(|(_, j)| j.is_none())
+            .map(|(b, _)| b)
+            .collect();
+        if !missing.is_empty() {
+            // Name a few, with places: finding a line is a scan of the file.
+            let mut listed: Vec<String> = missing
+                .iter()
+                .take(8)
+                .map(|b| {
+                    let place = src.place(b.at).to_string();
+                    format!("{:?} ({})", b.bone, place.trim_end_matches(": "))
+                })
+                .collect();
+            if missing.len() > 8 {
+                listed.push(format!("and {} more", missing.len() - 8));
             }
-            s.push(j);
+            let n: usize = missing
+                .iter()
+                .map(|b| b.weights.iter().filter(|&&w| w > 0.0).count())
+                .sum();
+            ctx.warn(format!(
+                "mesh {:?}: SkinWeights bones {} name no frame; their {n} influences \
+                 follow the mesh's frame",
+                d.name,
+                listed.join(", ")
+            ));
         }
         slots.push(s);
     }
@@ -271,7 +289,7 @@ pub(crate) fn convert(
             model.meshes.push(m);
         }
     }
-    model.clips = anim::clips(&mut ctx, doc, &names, &skeleton, &file_local)?;
+    model.clips = anim::clips(&mut ctx, doc, &names, &skeleton, &file_local, limits)?;
     model.skeleton = skeleton;
     model.materials = std::mem::take(&mut ctx.materials);
     model.warnings = std::mem::take(&mut ctx.warnings);

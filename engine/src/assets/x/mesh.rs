@@ -485,46 +485,61 @@ pub(crate) fn build(
     let meshes = if materials.len() <= 1 {
         vec![whole]
     } else {
-        materials
-            .iter()
-            .map(|&m| submesh(&whole, &tri_material, m))
-            .collect()
+        split_by_material(&whole, &tri_material, &materials)
     };
     Ok(Built { skin, meshes })
 }
 
-/// The triangles of `whole` with material `m`, with only the vertices they use.
-fn submesh(whole: &SkinnedMesh, tri_material: &[Option<usize>], m: Option<usize>) -> SkinnedMesh {
-    let mut remap = vec![NONE; whole.positions.len()];
+/// One mesh per material, each with only the vertices its triangles use.
+/// One pass over the triangles, grouped by material, with one remap table
+/// whose entries are stamped by group: linear in triangles plus vertices
+/// however many materials there are.
+fn split_by_material(
+    whole: &SkinnedMesh,
+    tri_material: &[Option<usize>],
+    materials: &[Option<usize>],
+) -> Vec<SkinnedMesh> {
     let k = whole.influences.per_vertex;
-    let mut out = SkinnedMesh {
-        name: match m {
-            Some(i) => format!("{}[material {i}]", whole.name),
-            None => format!("{}[no material]", whole.name),
-        },
-        skin: whole.skin,
-        material: m,
-        influences: crate::mesh::Influences::new(k, Vec::new(), Vec::new()),
-        ..SkinnedMesh::default()
-    };
-    for (t, tri) in whole.indices.chunks_exact(3).enumerate() {
-        if tri_material[t] != m {
-            continue;
-        }
-        for &v in tri {
+    let group_of: HashMap<Option<usize>, usize> =
+        materials.iter().enumerate().map(|(g, &m)| (m, g)).collect();
+    let mut order: Vec<(usize, usize)> = tri_material
+        .iter()
+        .enumerate()
+        .map(|(t, m)| (group_of.get(m).copied().unwrap_or(0), t))
+        .collect();
+    order.sort_unstable();
+    let mut remap = vec![NONE; whole.positions.len()];
+    let mut stamp = vec![usize::MAX; whole.positions.len()];
+    let mut out: Vec<SkinnedMesh> = materials
+        .iter()
+        .map(|&m| SkinnedMesh {
+            name: match m {
+                Some(i) => format!("{}[material {i}]", whole.name),
+                None => format!("{}[no material]", whole.name),
+            },
+            skin: whole.skin,
+            material: m,
+            influences: Influences::new(k, Vec::new(), Vec::new()),
+            ..SkinnedMesh::default()
+        })
+        .collect();
+    for (g, t) in order {
+        let part = &mut out[g];
+        for &v in &whole.indices[3 * t..3 * t + 3] {
             let v = v as usize;
-            if remap[v] == NONE {
-                remap[v] = out.positions.len() as u32;
-                out.positions.push(whole.positions[v]);
-                out.normals.push(whole.normals[v]);
+            if stamp[v] != g {
+                stamp[v] = g;
+                remap[v] = part.positions.len() as u32;
+                part.positions.push(whole.positions[v]);
+                part.normals.push(whole.normals[v]);
                 if !whole.uvs.is_empty() {
-                    out.uvs.push(whole.uvs[v]);
+                    part.uvs.push(whole.uvs[v]);
                 }
                 let (j, w) = whole.influences.vertex(v);
-                out.influences.joints.extend_from_slice(j);
-                out.influences.weights.extend_from_slice(w);
+                part.influences.joints.extend_from_slice(j);
+                part.influences.weights.extend_from_slice(w);
             }
-            out.indices.push(remap[v]);
+            part.indices.push(remap[v]);
         }
     }
     out

@@ -150,6 +150,10 @@ pub struct Limits {
     pub max_decompressed: usize,
     /// Deepest nesting of data objects (templates' braces included).
     pub max_depth: usize,
+    /// Most (animation set, joint) pairs: a runtime clip holds every joint
+    /// of the skeleton, so many sets over many frames would otherwise grow
+    /// with the product of two counts a small file can make large.
+    pub max_clip_joints: usize,
 }
 
 impl Default for Limits {
@@ -157,6 +161,7 @@ impl Default for Limits {
         Self {
             max_decompressed: 1 << 30,
             max_depth: 256,
+            max_clip_joints: 1 << 22,
         }
     }
 }
@@ -261,7 +266,7 @@ pub fn load_from_bytes_with_limits(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    convert::convert(&src, &doc, options, dir, model_name)
+    convert::convert(&src, &doc, options, dir, model_name, limits)
 }
 
 fn check_options(file: &Path, options: &LoadOptions) -> Result<(), LoadError> {
