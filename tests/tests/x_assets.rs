@@ -238,7 +238,8 @@ fn tiny_loads_and_animates() {
     let m = load(&dir, "tiny.x");
     let mesh = &m.meshes[0];
     // Hand-read from tiny.x line 49: -34.720058;-12.484819;48.088928; Z mirrored.
-    assert!(mesh.positions[0].abs_diff_eq(Vec3::new(-34.720058, -12.484819, -48.088928), 1e-5));
+    let first = [-34.720058f64, -12.484819, -48.088928].map(|v| v as f32);
+    assert!(mesh.positions[0].abs_diff_eq(Vec3::from_array(first), 1e-5));
     // Line 11326 (MeshNormals' first normal): -0.989571;-0.011953;-0.143551.
     assert!(mesh.normals[0].abs_diff_eq(Vec3::new(-0.989571, -0.011953, 0.143551), 1e-4));
     // MeshTextureCoords' first entry: 0.551713;0.158481.

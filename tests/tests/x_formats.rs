@@ -326,3 +326,23 @@ fn the_generic_loader_picks_x_by_extension() {
     let m = vkskin::assets::load(&p).unwrap();
     assert_eq!(m.clips.len(), 3);
 }
+
+#[test]
+fn zero_scale_frames_load_with_a_warning() {
+    // Exporters hide parts by scaling a frame to zero.
+    let m = load(
+        "/m/zero.x",
+        "xof 0303txt 0032
+        Frame Hidden { FrameTransformMatrix { 0,0,0,0, 0,1,0,0, 0,0,1,0, 1,2,3,1;; }
+          Mesh { 3; 0;0;0;, 1;0;0;, 0;1;0;; 1; 3;0,1,2;; } }",
+    );
+    assert!(
+        m.warnings.iter().any(|w| w.contains("singular")),
+        "{:?}",
+        m.warnings
+    );
+    let b = m.skeleton.bind_local()[0];
+    assert_eq!(b.scale, Vec3::new(0.0, 1.0, 1.0));
+    assert_eq!(b.translation, Vec3::new(1.0, 2.0, -3.0));
+    assert!(m.meshes[0].positions.iter().all(|p| p.is_finite()));
+}

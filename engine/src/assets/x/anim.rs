@@ -221,7 +221,7 @@ fn key(
     if filled {
         return Err(r.err(kat, FaultKind::Invalid, format!("a second {what} key list")));
     }
-    let n = r.count(&format!("{what} keys"), 2 + width)?;
+    let n = r.count_with(&|| format!("{what} keys"), 2 + width)?;
     let mut times = Vec::with_capacity(n);
     let mut last = 0u32;
     let mut rot = Vec::new();

@@ -296,6 +296,29 @@ pub(crate) fn convert(
     Ok(model)
 }
 
+/// `m` as translation, rotation and scale; `false` when `m` is singular,
+/// where the rotation cannot be found: then the scale is the length of each
+/// axis and the rotation the identity.
+fn decompose(m: &Affine3A) -> (Transform, bool) {
+    let t = Transform::from_affine(m);
+    if t.is_finite() {
+        return (t, true);
+    }
+    let scale = glam::Vec3::new(
+        m.matrix3.x_axis.length(),
+        m.matrix3.y_axis.length(),
+        m.matrix3.z_axis.length(),
+    );
+    (
+        Transform {
+            translation: m.translation.into(),
+            rotation: glam::Quat::IDENTITY,
+            scale,
+        },
+        false,
+    )
+}
+
 /// The skeleton, in the bind pose, and each frame's own transform as stored.
 ///
 /// A .x file's `FrameTransformMatrix` holds a pose, not necessarily the one
@@ -344,11 +367,10 @@ fn skeleton(
     let mut model: Vec<Affine3A> = Vec::with_capacity(n);
     let mut bind_local = Vec::with_capacity(n);
     let mut file_local = Vec::with_capacity(n);
-    for j in 0..n {
-        let info = &ctx.joints[j];
-        file_local.push(Transform::from_affine(&info.local));
+    let mut degenerate = Vec::new();
+    for (info, bind) in ctx.joints.iter().zip(&bind_of) {
         let parent = info.parent.map(|p| model[p]);
-        let m = match (bind_of[j], parent) {
+        let m = match (*bind, parent) {
             (Some(b), _) => b,
             (None, Some(p)) => p * info.local,
             (None, None) => info.local,
@@ -364,16 +386,22 @@ fn skeleton(
                 }
             }
         };
-        let t = Transform::from_affine(&local);
-        if !t.is_finite() {
-            return Err(ctx.src.err(
-                0,
-                FaultKind::NonFinite,
-                format!("frame {:?}'s bind pose is not finite", info.name),
-            ));
+        let (t, ok) = decompose(&local);
+        let (f, file_ok) = decompose(&info.local);
+        if !(ok && file_ok) {
+            degenerate.push(info.name.clone());
         }
         bind_local.push(t);
+        file_local.push(f);
         model.push(m);
+    }
+    if !degenerate.is_empty() {
+        let n = degenerate.len();
+        degenerate.truncate(8);
+        ctx.warn(format!(
+            "{n} frames have a singular transform (a zero scale), kept without rotation: {}",
+            degenerate.join(", ")
+        ));
     }
     let names = ctx.joints.iter().map(|j| j.name.clone()).collect();
     let parents: Vec<Option<usize>> = ctx.joints.iter().map(|j| j.parent).collect();

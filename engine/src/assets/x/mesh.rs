@@ -306,7 +306,7 @@ fn read_faces(
     starts.push(0u32);
     for f in 0..n {
         let at = r.here();
-        let c = r.count(&format!("corners of face {f}"), 1)?;
+        let c = r.count_with(&|| format!("corners of face {f}"), 1)?;
         if c < 3 {
             return Err(r.err(
                 at,

@@ -89,7 +89,16 @@ impl<'o, 's> Reader<'o, 's> {
     /// A count of items that each take at least `min_values` values: checked
     /// against the values left before anything is sized by it.
     pub fn count(&mut self, what: &str, min_values: usize) -> Result<usize, LoadError> {
-        let (n, at) = self.u32(&|| format!("the number of {what}"))?;
+        self.count_with(&|| what.to_string(), min_values)
+    }
+
+    /// [`Reader::count`] with a description built only for messages.
+    pub fn count_with(
+        &mut self,
+        what: &dyn Fn() -> String,
+        min_values: usize,
+    ) -> Result<usize, LoadError> {
+        let (n, at) = self.u32(&|| format!("the number of {}", what()))?;
         let n = n as usize;
         let need = n as u64 * min_values as u64;
         if need > self.remaining() as u64 {
@@ -97,7 +106,8 @@ impl<'o, 's> Reader<'o, 's> {
                 at,
                 FaultKind::Count,
                 format!(
-                    "{n} {what} need at least {need} values but only {} follow",
+                    "{n} {} need at least {need} values but only {} follow",
+                    what(),
                     self.remaining()
                 ),
             ));
