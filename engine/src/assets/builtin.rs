@@ -197,11 +197,8 @@ mod tests {
         LocalToModelJob::full(s, s.bind_local(), &mut models)
             .run()
             .unwrap();
-        for i in 0..7 {
-            assert!(
-                models[i].abs_diff_eq(Trident::bind_model(i), 1e-5),
-                "joint {i}"
-            );
+        for (i, m) in models.iter().enumerate() {
+            assert!(m.abs_diff_eq(Trident::bind_model(i), 1e-5), "joint {i}");
         }
         let mut skin = vec![Affine3A::IDENTITY; 7];
         model.skins[0].skin_matrices(&models, &mut skin).unwrap();
@@ -261,8 +258,8 @@ mod tests {
         }
         .run()
         .unwrap();
-        for i in 0..7 {
-            assert!(models[i].abs_diff_eq(world[i], 1e-5), "joint {i}");
+        for (i, (m, w)) in models.iter().zip(&world).enumerate() {
+            assert!(m.abs_diff_eq(*w, 1e-5), "joint {i}");
         }
     }
 }

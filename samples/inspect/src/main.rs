@@ -423,7 +423,7 @@ fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String>
         let mut pos = vec![Vec3::ZERO; n];
         let mut nrm = vec![Vec3::ZERO; if m.normals.len() == n { n } else { 0 }];
         LinearBlendJob {
-            skin: &palette,
+            skin: palette,
             per_vertex: m.influences.per_vertex,
             joints: &m.influences.joints,
             weights: &m.influences.weights,
