@@ -260,6 +260,39 @@ pub(crate) struct SoloQuat {
     pub clamped: Vec<SquadSpan>,
 }
 
+/// Which channel of a joint a track animates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    Translation,
+    Rotation,
+    Scale,
+    Matrix,
+}
+
+impl Channel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Translation => "translation",
+            Channel::Rotation => "rotation",
+            Channel::Scale => "scale",
+            Channel::Matrix => "matrix",
+        }
+    }
+}
+
+/// What a clip's track was built from, for tools that list tracks
+/// (`inspect`): the runtime layout itself is grouped and not per track.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrackInfo {
+    pub joint: usize,
+    pub channel: Channel,
+    pub keys: usize,
+    pub interpolation: Interpolation,
+    /// Seconds of the first and last key.
+    pub start: f32,
+    pub end: f32,
+}
+
 /// A runtime clip: validated once, immutable, laid out for sampling.
 ///
 /// Tracks are grouped by (key times, channel, interpolation); each group's
@@ -270,7 +303,7 @@ pub(crate) struct SoloQuat {
 pub struct Clip {
     name: String,
     duration: f32,
-    track_count: usize,
+    tracks: Vec<TrackInfo>,
     /// Per joint: the bind pose with single-key tracks applied.
     pub(crate) rest: Vec<Transform>,
     /// Joints some channel of which is not animated: their rest transform is
@@ -360,7 +393,6 @@ impl Clip {
         let mut matrix_animated = vec![false; n];
         let mut seen = vec![false; n];
         let mut duration = raw.duration;
-        let mut track_count = 0;
         let mut b = Builder::default();
         for t in &raw.tracks {
             if t.joint >= n {
@@ -401,7 +433,6 @@ impl Clip {
                 duration = duration.max(last);
             }
             if let Some(m) = matrix {
-                track_count += 1;
                 if m.interpolation == Interpolation::CubicSpline {
                     return Err(fault(format!(
                         "joint {name:?} matrix: matrix keys take the nearest key, not a spline"
@@ -431,7 +462,6 @@ impl Clip {
                 (Vec3Field::Scale, scale),
             ] {
                 let Some(track) = track else { continue };
-                track_count += 1;
                 if track.values.len() == 1 {
                     match field {
                         Vec3Field::Translation => rest[t.joint].translation = track.values[0],
@@ -447,7 +477,6 @@ impl Clip {
                     .push((joint, track));
             }
             if let Some(track) = rotation {
-                track_count += 1;
                 if track.values.len() == 1 {
                     rest[t.joint].rotation = track.values[0].normalize();
                 } else {
@@ -534,10 +563,11 @@ impl Clip {
                 }
             })
             .collect();
+        let tracks = track_infos(raw);
         Ok(Self {
             name: raw.name.clone(),
             duration,
-            track_count,
+            tracks,
             rest,
             rest_joints,
             timelines,
@@ -565,13 +595,49 @@ impl Clip {
 
     /// Number of non-empty tracks (each channel of each joint counts once).
     pub fn track_count(&self) -> usize {
-        self.track_count
+        self.tracks.len()
+    }
+
+    /// One entry per track the clip plays, in the raw clip's order
+    /// (translation, rotation, scale per joint; a matrix track alone where
+    /// one replaces the others).
+    pub fn track_infos(&self) -> &[TrackInfo] {
+        &self.tracks
     }
 
     /// Number of distinct key-time arrays among the animated tracks.
     pub fn timeline_count(&self) -> usize {
         self.timelines.len()
     }
+}
+
+fn track_infos(raw: &RawClip) -> Vec<TrackInfo> {
+    fn info<T>(joint: usize, channel: Channel, t: &RawTrack<T>) -> Option<TrackInfo> {
+        Some(TrackInfo {
+            joint,
+            channel,
+            keys: t.len(),
+            interpolation: t.interpolation,
+            start: *t.times.first()?,
+            end: *t.times.last()?,
+        })
+    }
+    // A matrix track replaces the joint's other channels (see `build`).
+    raw.tracks
+        .iter()
+        .flat_map(|t| {
+            if !t.matrix.is_empty() {
+                return [info(t.joint, Channel::Matrix, &t.matrix), None, None, None];
+            }
+            [
+                info(t.joint, Channel::Translation, &t.translation),
+                info(t.joint, Channel::Rotation, &t.rotation),
+                info(t.joint, Channel::Scale, &t.scale),
+                info(t.joint, Channel::Matrix, &t.matrix),
+            ]
+        })
+        .flatten()
+        .collect()
 }
 
 /// glTF cubic Hermite on interval `[p0, p1]` with out-tangent `m0` of the
@@ -826,4 +892,56 @@ fn normalise_rotations(mut t: Track<Quat>) -> Track<Quat> {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn track_infos_list_what_plays() {
+        let (skeleton, _) = Skeleton::new(
+            vec!["a".into(), "b".into()],
+            &[None, Some(0)],
+            vec![Transform::IDENTITY; 2],
+        )
+        .unwrap();
+        let mut a = RawJointTrack::new(0);
+        a.rotation = RawTrack::new(
+            Interpolation::Squad,
+            vec![0.5, 1.0, 2.0],
+            vec![Quat::IDENTITY, Quat::from_rotation_x(0.3), Quat::IDENTITY],
+        );
+        a.scale = RawTrack::new(Interpolation::Step, vec![0.0], vec![Vec3::ONE]);
+        // b's matrix track replaces its translation track.
+        let mut b = RawJointTrack::new(1);
+        b.translation = RawTrack::new(Interpolation::Linear, vec![0.0, 1.0], vec![Vec3::ZERO; 2]);
+        b.matrix = RawTrack::new(
+            Interpolation::Nearest,
+            vec![0.0, 3.0],
+            vec![Affine3A::IDENTITY; 2],
+        );
+        let raw = RawClip {
+            name: "c".into(),
+            duration: 0.0,
+            tracks: vec![a, b],
+        };
+        let clip = Clip::build(&raw, &skeleton).unwrap();
+        let infos = clip.track_infos();
+        assert_eq!(clip.track_count(), 3);
+        assert_eq!(
+            infos
+                .iter()
+                .map(|t| (t.joint, t.channel, t.keys))
+                .collect::<Vec<_>>(),
+            vec![
+                (0, Channel::Rotation, 3),
+                (0, Channel::Scale, 1),
+                (1, Channel::Matrix, 2)
+            ]
+        );
+        assert_eq!((infos[0].start, infos[0].end), (0.5, 2.0));
+        assert_eq!(infos[0].interpolation, Interpolation::Squad);
+        assert_eq!(clip.duration(), 3.0);
+    }
 }

@@ -30,7 +30,7 @@ mod skinning;
 mod transform;
 
 pub use blending::{additive_delta, BlendLayer, BlendingJob};
-pub use clip::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack};
+pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
 pub use palette::{

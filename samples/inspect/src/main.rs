@@ -231,19 +231,17 @@ fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
             c.duration(),
             c.track_count()
         );
-        if let Some(chans) = info.and_then(|inf| inf.clip_channels.get(i)) {
-            for ch in chans {
-                let _ = writeln!(
-                    s,
-                    "      {} {}: {} keys {:?}, {:.3}..{:.3} s",
-                    sk.names().get(ch.joint).map_or("?", |n| n.as_str()),
-                    ch.path,
-                    ch.keys,
-                    ch.interpolation,
-                    ch.start,
-                    ch.end
-                );
-            }
+        for t in c.track_infos() {
+            let _ = writeln!(
+                s,
+                "      {} {}: {} keys {:?}, {:.3}..{:.3} s",
+                sk.names().get(t.joint).map_or("?", |n| n.as_str()),
+                t.channel.name(),
+                t.keys,
+                t.interpolation,
+                t.start,
+                t.end
+            );
         }
     }
     let _ = writeln!(s, "\nmaterials: {}", model.materials.len());
