@@ -4,11 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::{Affine3A, Quat, Vec3};
-use vkskin::anim::{
-    Interpolation, LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob,
-    Transform,
-};
+use glam::{Quat, Vec3};
+use vkskin::anim::{Interpolation, PlaybackMode, SamplingContext, SamplingJob, Transform};
 use vkskin::assets::x::{self, RIGID_SKIN_PREFIX};
 use vkskin::assets::{FaultKind, LoadOptions, Model, Place, TextureSource};
 use vkskin::mesh::SkinnedMesh;
@@ -50,31 +47,10 @@ fn bone_count(m: &Model) -> usize {
 
 /// Skins every mesh with the skeleton posed by `locals`.
 fn skinned_positions(m: &Model, locals: &[Transform]) -> Vec<Vec<Vec3>> {
-    let mut models = vec![Affine3A::IDENTITY; m.skeleton.len()];
-    LocalToModelJob::full(&m.skeleton, locals, &mut models)
-        .run()
-        .unwrap();
-    m.meshes
-        .iter()
-        .map(|mesh| {
-            let skin = &m.skins[mesh.skin];
-            let mut mats = vec![Affine3A::IDENTITY; skin.len()];
-            skin.skin_matrices(&models, &mut mats).unwrap();
-            let mut out = vec![Vec3::ZERO; mesh.positions.len()];
-            LinearBlendJob {
-                skin: &mats,
-                per_vertex: mesh.influences.per_vertex,
-                joints: &mesh.influences.joints,
-                weights: &mesh.influences.weights,
-                positions: &mesh.positions,
-                normals: &[],
-                out_positions: &mut out,
-                out_normals: &mut [],
-            }
-            .run()
-            .unwrap();
-            out
-        })
+    m.skin_cpu(locals)
+        .unwrap()
+        .into_iter()
+        .map(|v| v.positions)
         .collect()
 }
 
@@ -218,18 +194,8 @@ fn skinned_files_sample_to_finite_positions() {
 
 /// Samples `clip` at `t` (clamped) into local transforms.
 fn sample(m: &Model, clip: &str, t: f32) -> Vec<Transform> {
-    let clip = m.clip(clip).unwrap();
-    let mut out = vec![Transform::IDENTITY; m.skeleton.len()];
-    SamplingJob {
-        clip,
-        context: &mut SamplingContext::new(clip),
-        time: t,
-        mode: PlaybackMode::Clamp,
-        output: &mut out,
-    }
-    .run()
-    .unwrap();
-    out
+    m.pose(Some(m.clip(clip).unwrap()), t, PlaybackMode::Clamp)
+        .unwrap()
 }
 
 #[test]

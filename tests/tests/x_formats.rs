@@ -5,7 +5,7 @@
 mod x_common;
 
 use glam::{Vec2, Vec3};
-use vkskin::anim::{PlaybackMode, SamplingContext, SamplingJob, Transform};
+use vkskin::anim::{PlaybackMode, Transform};
 use vkskin::assets::x::{self, RIGID_SKIN_PREFIX, SYNTHETIC_ROOT};
 use vkskin::assets::{LoadOptions, Model, TextureSource};
 use x_common::*;
@@ -24,18 +24,8 @@ fn same_data(a: &Model, b: &Model) {
 }
 
 fn sample(m: &Model, clip: &str, t: f32) -> Vec<Transform> {
-    let clip = m.clip(clip).unwrap();
-    let mut out = vec![Transform::IDENTITY; m.skeleton.len()];
-    SamplingJob {
-        clip,
-        context: &mut SamplingContext::new(clip),
-        time: t,
-        mode: PlaybackMode::Clamp,
-        output: &mut out,
-    }
-    .run()
-    .unwrap();
-    out
+    m.pose(Some(m.clip(clip).unwrap()), t, PlaybackMode::Clamp)
+        .unwrap()
 }
 
 #[test]

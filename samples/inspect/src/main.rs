@@ -14,11 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use glam::{Affine3A, Vec3};
+use glam::Vec3;
 use serde::Serialize;
-use vkskin::anim::{
-    LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob, Transform,
-};
+use vkskin::anim::{PlaybackMode, Transform};
 use vkskin::assets::gltf::GltfInfo;
 use vkskin::assets::{LoadOptions, Model};
 use vkskin::gpu::{Device, DeviceDesc, Instance, InstanceDesc, MessageLog};
@@ -285,31 +283,22 @@ struct DumpPrimitive {
 
 /// Poses the model (clip at time, or bind pose) and skins every mesh.
 fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, String> {
-    let sk = &model.skeleton;
-    let mut locals = sk.bind_local().to_vec();
     let clip = match &args.clip {
         None => None,
-        Some(c) => {
-            let clip = model
+        Some(c) => Some(
+            model
                 .clip(c)
                 .or_else(|| c.parse::<usize>().ok().and_then(|i| model.clips.get(i)))
                 .ok_or_else(|| {
                     let names: Vec<_> = model.clips.iter().map(|c| c.name()).collect();
                     format!("no clip {c:?}; the model has {names:?}")
-                })?;
-            let mut ctx = SamplingContext::new(clip);
-            SamplingJob {
-                clip,
-                context: &mut ctx,
-                time: args.time,
-                mode: PlaybackMode::Loop,
-                output: &mut locals,
-            }
-            .run()
-            .map_err(|e| e.to_string())?;
-            Some(clip.name().to_string())
-        }
+                })?,
+        ),
     };
+    let locals = model
+        .pose(clip, args.time, PlaybackMode::Loop)
+        .map_err(|e| e.to_string())?;
+    let clip = clip.map(|c| c.name().to_string());
     let skinned = match path {
         SkinPath::Cpu => skin_cpu(model, &locals)?,
         SkinPath::Gpu(kind) => skin_gpu(model, &locals, kind, args.device.as_deref())?,
@@ -337,29 +326,6 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
 
 type Skinned = (Vec<Vec3>, Vec<Vec3>);
 
-/// Skinning matrices of every mesh's skin for one pose.
-fn palettes(model: &Model, locals: &[Transform]) -> Result<Vec<Vec<Affine3A>>, String> {
-    let sk = &model.skeleton;
-    let mut models = vec![Affine3A::IDENTITY; sk.len()];
-    LocalToModelJob::full(sk, locals, &mut models)
-        .run()
-        .map_err(|e| e.to_string())?;
-    model
-        .meshes
-        .iter()
-        .map(|m| {
-            let skin = model
-                .skins
-                .get(m.skin)
-                .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
-            let mut palette = vec![Affine3A::IDENTITY; skin.len()];
-            skin.skin_matrices(&models, &mut palette)
-                .map_err(|e| e.to_string())?;
-            Ok(palette)
-        })
-        .collect()
-}
-
 /// Every mesh skinned on the GPU through `kind` in capture mode. Validation
 /// follows the engine's default (on in debug builds, or with
 /// VKSKIN_VALIDATION=1); any validation warning or error fails the dump.
@@ -369,7 +335,7 @@ fn skin_gpu(
     kind: PathKind,
     device: Option<&str>,
 ) -> Result<Vec<Skinned>, String> {
-    let palettes = palettes(model, locals)?;
+    let palettes = model.skin_matrices(locals).map_err(|e| e.to_string())?;
     let instance = Instance::new(&InstanceDesc {
         app_name: "inspect".into(),
         ..InstanceDesc::default()
@@ -389,7 +355,10 @@ fn skin_gpu(
         let mut rig = SkinCapture::new(&device, kind, capacity)
             .map_err(|e| format!("{} path: {e}", kind.name()))?;
         let mut out = Vec::with_capacity(model.meshes.len());
-        for (m, palette) in model.meshes.iter().zip(&palettes) {
+        for m in &model.meshes {
+            let palette = palettes
+                .get(m.skin)
+                .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
             let captured = rig
                 .run(m, palette)
                 .map_err(|e| format!("mesh {:?} through {}: {e}", m.name, kind.name()))?;
@@ -412,27 +381,11 @@ fn skin_gpu(
 }
 
 /// CPU reference skinning of every mesh for one pose.
-/// CPU reference skinning of every mesh for one pose.
 fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String> {
-    let palettes = palettes(model, locals)?;
-    let mut out = Vec::with_capacity(model.meshes.len());
-    for (m, palette) in model.meshes.iter().zip(&palettes) {
-        let n = m.vertex_count();
-        let mut pos = vec![Vec3::ZERO; n];
-        let mut nrm = vec![Vec3::ZERO; if m.normals.len() == n { n } else { 0 }];
-        LinearBlendJob {
-            skin: palette,
-            per_vertex: m.influences.per_vertex,
-            joints: &m.influences.joints,
-            weights: &m.influences.weights,
-            positions: &m.positions,
-            normals: if nrm.is_empty() { &[] } else { &m.normals },
-            out_positions: &mut pos,
-            out_normals: &mut nrm,
-        }
-        .run()
-        .map_err(|e| e.to_string())?;
-        out.push((pos, nrm));
-    }
-    Ok(out)
+    Ok(model
+        .skin_cpu(locals)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|v| (v.positions, v.normals))
+        .collect())
 }
