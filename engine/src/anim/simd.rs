@@ -1,31 +1,87 @@
-//! AVX2 + FMA kernels for the hot loops, chosen at run time.
+//! SIMD kernels for the hot loops, chosen at run time.
 //!
-//! The crate builds for baseline x86-64 (SSE2); these functions carry
-//! `#[target_feature(enable = "avx2,fma")]` and are only called after
-//! [`avx2_fma`] said the CPU has both. Each has a scalar counterpart that
-//! is the definition it is tested against.
+//! The crate builds for baseline x86-64 (SSE2); the kernels carry
+//! `#[target_feature]` and are only called after [`tier`] said the CPU has
+//! what they need: [`x86`] holds the AVX2 + FMA tier, [`x86::avx512`] the
+//! AVX-512 (F, VL, BW, DQ) tier above it. Each has a scalar counterpart
+//! that is the definition it is tested against.
 
-/// Whether the AVX2 + FMA paths may run (std caches the CPUID answer).
-/// `VKSKIN_SCALAR=1` in the environment forces the scalar paths, for
-/// comparing the two.
+/// The instruction-set tiers of the fast paths, lowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Tier {
+    /// Portable Rust: the tested definitions.
+    Scalar,
+    /// AVX2 + FMA.
+    Avx2,
+    /// AVX-512 F, VL, BW and DQ (with AVX2 + FMA).
+    Avx512,
+}
+
+/// The highest tier this CPU runs, ignoring the environment.
 #[inline]
-pub(crate) fn avx2_fma() -> bool {
+pub(crate) fn cpu_tier() -> Tier {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::sync::OnceLock;
-        static FORCED_SCALAR: OnceLock<bool> = OnceLock::new();
-        let forced = *FORCED_SCALAR.get_or_init(|| std::env::var_os("VKSKIN_SCALAR").is_some());
-        !forced && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return Tier::Scalar;
+        }
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512dq")
+        {
+            return Tier::Avx512;
+        }
+        Tier::Avx2
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        Tier::Scalar
     }
+}
+
+/// The tier the jobs use: [`cpu_tier`], capped by the environment for
+/// comparing paths. `VKSKIN_SCALAR=1` forces the scalar paths;
+/// `VKSKIN_SIMD=scalar|avx2|avx512` caps the tier (a CPU without the
+/// named tier still gets its own). Read once.
+#[inline]
+pub(crate) fn tier() -> Tier {
+    use std::sync::OnceLock;
+    static TIER: OnceLock<Tier> = OnceLock::new();
+    *TIER.get_or_init(|| {
+        let cap = if std::env::var_os("VKSKIN_SCALAR").is_some() {
+            Tier::Scalar
+        } else {
+            match std::env::var("VKSKIN_SIMD").as_deref() {
+                Ok("scalar") => Tier::Scalar,
+                Ok("avx2") => Tier::Avx2,
+                _ => Tier::Avx512,
+            }
+        };
+        cpu_tier().min(cap)
+    })
+}
+
+/// Whether the AVX2 + FMA paths may run.
+#[inline]
+pub(crate) fn avx2_fma() -> bool {
+    tier() >= Tier::Avx2
+}
+
+/// The tiers this CPU can run, for tests that check every fast path.
+#[cfg(test)]
+pub(crate) fn testable_tiers() -> Vec<Tier> {
+    [Tier::Avx2, Tier::Avx512]
+        .into_iter()
+        .filter(|&t| t <= cpu_tier())
+        .collect()
 }
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use std::arch::x86_64::*;
+
+    pub(crate) mod avx512;
 
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
