@@ -167,9 +167,17 @@ pub(crate) fn lbs_fast(
     out_normals: &mut [Vec3],
 ) {
     use super::simd::x86;
-    use x86::avx512::{self, Line};
+    use x86::avx512::{self, Line, SoaPalette};
     let (j, w, p, n) = (joints, weights, positions, normals);
     let (op, on) = (out_positions, out_normals);
+    if tier == Tier::Avx512 && k == 1 && skin.len() <= p.len() {
+        if let Some(table) = SoaPalette::new(skin) {
+            // SAFETY: the caller checked the tier and validate_streams; the
+            // table holds the whole palette.
+            unsafe { avx512::lbs1_table(&table, skin.len(), j, w, p, n, op, on) };
+            return;
+        }
+    }
     if tier == Tier::Avx512 && (1..=8).contains(&k) {
         let aligned: Vec<Line>;
         let sp = if skin.len() <= p.len() && (skin.as_ptr() as usize) % 64 != 0 {
@@ -745,9 +753,12 @@ mod tests {
     #[test]
     fn fast_lbs_matches_the_scalar_definition() {
         #[cfg(target_arch = "x86_64")]
-        for tier in crate::anim::simd::testable_tiers() {
+        for (tier, palette) in crate::anim::simd::testable_tiers()
+            .into_iter()
+            .flat_map(|t| [(t, 20), (t, 9), (t, 64), (t, 100)])
+        {
             let mut rng = rand::rngs::StdRng::seed_from_u64(41);
-            let skin: Vec<Affine3A> = (0..20)
+            let skin: Vec<Affine3A> = (0..palette)
                 .map(|_| {
                     random_rigid(&mut rng)
                         * Affine3A::from_scale(Vec3::new(
@@ -758,9 +769,12 @@ mod tests {
                 })
                 .collect();
             // Mesh sizes around the 8- and 16-vertex blocks; the smallest are
-            // shorter than the palette (no aligned copy of it).
+            // shorter than the palette (no aligned copy of it, no SoA table
+            // for one influence). Palettes of 9, 20 and 64 entries take the
+            // three SoA table lookups with one influence, 100 the blend.
             for (k, n) in (1..=9).flat_map(|k| [(k, 257), (k, 16), (k, 13), (k, 40)]) {
-                let mut m = random_mesh(&mut rng, n, k, 20);
+                let mut m = random_mesh(&mut rng, n, k, palette as u16);
+                m.normals[9] = Vec3::ZERO;
                 if k == 1 {
                     m.weights[5] = 0.0;
                     m.weights[6] = 0.5;
@@ -792,13 +806,13 @@ mod tests {
                 for i in 0..n {
                     assert!(
                         rp[i].abs_diff_eq(fp[i], 1e-5),
-                        "{tier:?} k {k} vertex {i}: {} {}",
+                        "{tier:?} palette {palette} k {k} vertex {i}: {} {}",
                         rp[i],
                         fp[i]
                     );
                     assert!(
                         rn[i].abs_diff_eq(fn_[i], 1e-5),
-                        "{tier:?} k {k} vertex {i}: {} {}",
+                        "{tier:?} palette {palette} k {k} vertex {i}: {} {}",
                         rn[i],
                         fn_[i]
                     );
