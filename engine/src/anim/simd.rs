@@ -565,13 +565,27 @@ pub(crate) mod x86 {
         }
     }
 
+    /// Whether `Transform` has the layout [`blend2`] relies on: rotation in
+    /// floats 0..4, translation in 4..7, scale in 7..10, padding after
+    /// (what rustc picks for the three fields; checked, not assumed).
+    pub(crate) const TRANSFORM_PACKED: bool = std::mem::offset_of!(Transform, rotation) == 0
+        && std::mem::offset_of!(Transform, translation) == 16
+        && std::mem::offset_of!(Transform, scale) == 28
+        && std::mem::size_of::<Transform>() == 48;
+
     /// Two-layer blend with weights already normalised (`wa + wb = 1`), for
     /// `out.len() / 8 * 8` joints; the caller does the rest. Rotations are
     /// blended eight at a time in SoA form (hemisphere check, nlerp);
-    /// translations and scales per joint in 128-bit lanes.
+    /// translation and scale of a joint together, as floats 2..10 of the
+    /// transform (rotation z, w, translation, scale: all initialised, the
+    /// padding after them never read) in one 256-bit lane.
+    ///
+    /// `backwards` runs over the blocks of eight from the last (see
+    /// [`store_runs_into_loads`]); the result is the same.
     ///
     /// # Safety
-    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length.
+    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length;
+    /// [`TRANSFORM_PACKED`].
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn blend2(
         a: &[Transform],
@@ -579,11 +593,10 @@ pub(crate) mod x86 {
         wa: f32,
         wb: f32,
         out: &mut [Transform],
+        backwards: bool,
     ) {
         unsafe {
             let n = out.len() / 8 * 8;
-            let mask = _mm_set_epi32(0, -1, -1, -1);
-            let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
             let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
             let sign = _mm256_set1_ps(-0.0);
             let quats = |t: &[Transform], base: usize| {
@@ -601,8 +614,25 @@ pub(crate) mod x86 {
                     _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
                 )
             };
-            let mut base = 0;
-            while base < n {
+            let (pa, pb) = (a.as_ptr() as *const f32, b.as_ptr() as *const f32);
+            let po = out.as_mut_ptr() as *mut f32;
+            for blk in 0..n / 8 {
+                let base = if backwards {
+                    n - 8 * (blk + 1)
+                } else {
+                    8 * blk
+                };
+                // Every load of the block before its first store: the output
+                // may sit a multiple of 4 KiB (plus a little) from an input,
+                // and a load behind a store to such an address waits for it.
+                let ts: [__m256; 8] = std::array::from_fn(|v| {
+                    let f = 12 * (base + v) + 2;
+                    _mm256_fmadd_ps(
+                        _mm256_loadu_ps(pa.add(f)),
+                        wa8,
+                        _mm256_mul_ps(_mm256_loadu_ps(pb.add(f)), wb8),
+                    )
+                });
                 let (ax, ay, az, aw) = quats(a, base);
                 let (bx, by, bz, bw) = quats(b, base);
                 let dot = _mm256_fmadd_ps(
@@ -641,34 +671,36 @@ pub(crate) mod x86 {
                     _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
                     _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
                 ];
-                for v in 0..8 {
-                    let i = base + v;
-                    let (ta, tb) = (a.get_unchecked(i), b.get_unchecked(i));
-                    let o = out.as_mut_ptr().add(i);
-                    let t = _mm_fmadd_ps(
-                        _mm_maskload_ps(&ta.translation.x, mask),
-                        wa4,
-                        _mm_mul_ps(_mm_maskload_ps(&tb.translation.x, mask), wb4),
-                    );
-                    let s = _mm_fmadd_ps(
-                        _mm_maskload_ps(&ta.scale.x, mask),
-                        wa4,
-                        _mm_mul_ps(_mm_maskload_ps(&tb.scale.x, mask), wb4),
-                    );
-                    let q = if v < 4 {
-                        _mm256_castps256_ps128(rows[v])
-                    } else {
-                        _mm256_extractf128_ps(rows[v - 4], 1)
-                    };
-                    // 16-byte stores: translation and scale each spill into
-                    // the 4 padding bytes after them, which hold no value.
-                    _mm_storeu_ps(&mut (*o).translation.x, t);
-                    _mm_storeu_ps(&mut (*o).rotation as *mut Quat as *mut f32, q);
-                    _mm_storeu_ps(&mut (*o).scale.x, s);
+                // Translation and scale first: the 32-byte store also writes
+                // rotation z and w, which the rotation store replaces.
+                for (v, ts) in ts.iter().enumerate() {
+                    _mm256_storeu_ps(po.add(12 * (base + v) + 2), *ts);
                 }
-                base += 8;
+                for (v, row) in rows.iter().enumerate() {
+                    _mm_storeu_ps(po.add(12 * (base + v)), _mm256_castps256_ps128(*row));
+                    _mm_storeu_ps(po.add(12 * (base + v + 4)), _mm256_extractf128_ps(*row, 1));
+                }
             }
         }
+    }
+
+    /// Whether a pass forwards through `out` would store to addresses that
+    /// loads of the inputs soon after (a little further on) share their low
+    /// 12 bits with: the CPU then takes the load to depend on the store and
+    /// holds it back ("4K aliasing"), which costs a blend about a fifth. In
+    /// that case, and when a backward pass does not hit the same, go
+    /// backwards. Only a matter of speed.
+    #[inline]
+    pub(crate) fn store_runs_into_loads(out: usize, inputs: &[usize]) -> bool {
+        // Bytes of input a pass runs ahead of the stores still in flight.
+        const WINDOW: usize = 1024;
+        let ahead = |from: usize, to: usize| {
+            let d = to.wrapping_sub(from) & 4095;
+            d != 0 && d < WINDOW
+        };
+        let forward = inputs.iter().any(|&i| ahead(i, out));
+        let backward = inputs.iter().any(|&i| ahead(out, i));
+        forward && !backward
     }
 
     /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
