@@ -1,5 +1,7 @@
 use glam::Affine3A;
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::Tier;
 use super::{AnimError, Skeleton, Transform, NO_PARENT};
 
 /// Local-to-model: `model[i] = model[parent[i]] * local[i]`, roots taking
@@ -62,23 +64,34 @@ impl<'a> LocalToModelJob<'a> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
-            // SAFETY: features checked; validate() passed and a Skeleton
-            // guarantees parents[i] < i.
-            unsafe {
-                super::simd::x86::local_to_model(
-                    self.skeleton.parents(),
-                    self.locals,
-                    &self.root,
-                    self.from,
-                    self.to,
-                    self.models,
-                );
+        {
+            let tier = super::simd::tier();
+            if tier > Tier::Scalar {
+                self.run_fast(tier);
+                return Ok(());
             }
-            return Ok(());
         }
         self.run_scalar();
         Ok(())
+    }
+
+    /// The kernel of `tier` (which the CPU must have) on a validated job.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn run_fast(self, tier: Tier) {
+        use super::simd::x86;
+        if tier == Tier::Scalar {
+            return self.run_scalar();
+        }
+        let (p, l, r) = (self.skeleton.parents(), self.locals, &self.root);
+        let (from, to, m) = (self.from, self.to, self.models);
+        // SAFETY: the caller checked the tier and validate(); a Skeleton
+        // guarantees parents[i] < i.
+        unsafe {
+            match tier {
+                Tier::Avx512 => x86::local_to_model_avx512(p, l, r, from, to, m),
+                _ => x86::local_to_model(p, l, r, from, to, m),
+            }
+        }
     }
 
     /// The definition the fast path is tested against.

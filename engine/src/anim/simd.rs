@@ -473,6 +473,65 @@ pub(crate) mod x86 {
         }
     }
 
+    /// The local matrices of joints `base..` (at most eight) into `block`.
+    #[inline(always)]
+    unsafe fn fill_locals(locals: &[Transform], base: usize, to: usize, block: &mut Locals) {
+        unsafe {
+            let count = (to - base).min(8);
+            if count == 8 {
+                locals8(locals, base, block);
+                return;
+            }
+            for v in 0..count {
+                let t = locals.get_unchecked(base + v);
+                let m = Mat3A::from_quat(t.rotation);
+                let c = [
+                    m.x_axis * t.scale.x,
+                    m.y_axis * t.scale.y,
+                    m.z_axis * t.scale.z,
+                ];
+                for k in 0..9 {
+                    block.0[k][v] = c[k / 3][k % 3];
+                }
+            }
+        }
+    }
+
+    type Columns = (__m128, __m128, __m128, __m128);
+
+    /// `parent * local` for joint `v` of `block`, translation `t`: FMA
+    /// chains, three operations a column. (Along a chain skeleton a tree
+    /// of adds would take a cycle or two less per joint from parent to
+    /// child, but measured slower on both shapes.)
+    #[inline(always)]
+    unsafe fn joint_model(
+        (p0, p1, p2, pt): Columns,
+        block: &Locals,
+        v: usize,
+        t: &Vec3,
+    ) -> Columns {
+        unsafe {
+            let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
+            let col = |k: usize| {
+                _mm_fmadd_ps(
+                    p0,
+                    b(3 * k),
+                    _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
+                )
+            };
+            let ct = _mm_fmadd_ps(
+                p0,
+                _mm_broadcast_ss(&t.x),
+                _mm_fmadd_ps(
+                    p1,
+                    _mm_broadcast_ss(&t.y),
+                    _mm_fmadd_ps(p2, _mm_broadcast_ss(&t.z), pt),
+                ),
+            );
+            (col(0), col(1), col(2), ct)
+        }
+    }
+
     /// Local-to-model over `from..to`.
     ///
     /// # Safety
@@ -480,6 +539,37 @@ pub(crate) mod x86 {
     /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn local_to_model(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe { local_to_model_body(parents, locals, root, from, to, models) }
+    }
+
+    /// [`local_to_model`] compiled for AVX-512 (VL): the same code, but each
+    /// broadcast of a local matrix element folds into its multiply or FMA
+    /// as an embedded broadcast, which Zen 4 does in the load unit, where a
+    /// separate `vbroadcastss` takes a slot of the FMA pipes.
+    ///
+    /// # Safety
+    /// As [`local_to_model`], and the CPU has AVX-512 F and VL.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub unsafe fn local_to_model_avx512(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe { local_to_model_body(parents, locals, root, from, to, models) }
+    }
+
+    #[inline(always)]
+    unsafe fn local_to_model_body(
         parents: &[u16],
         locals: &[Transform],
         root: &Affine3A,
@@ -499,60 +589,39 @@ pub(crate) mod x86 {
             };
             let root = load(root);
             let mut prev = root;
-            let mut block = Locals([[0.0; 8]; 9]);
+            // The local matrices of the next block are written while the
+            // current one is read: read back at once, their 32-byte stores
+            // would hold up the 4-byte broadcasts (store-to-load forwarding
+            // does not serve those), and those start every joint.
+            let mut blocks = [Locals([[0.0; 8]; 9]), Locals([[0.0; 8]; 9])];
             let mut base = from;
+            let mut cur = 0;
+            if base < to {
+                fill_locals(locals, base, to, &mut blocks[0]);
+            }
             while base < to {
                 let count = (to - base).min(8);
-                if count == 8 {
-                    locals8(locals, base, &mut block);
+                let (b0, b1) = blocks.split_at_mut(1);
+                let (block, next) = if cur == 0 {
+                    (&b0[0], &mut b1[0])
                 } else {
-                    for v in 0..count {
-                        let t = locals.get_unchecked(base + v);
-                        let m = Mat3A::from_quat(t.rotation);
-                        let c = [
-                            m.x_axis * t.scale.x,
-                            m.y_axis * t.scale.y,
-                            m.z_axis * t.scale.z,
-                        ];
-                        for k in 0..9 {
-                            block.0[k][v] = c[k / 3][k % 3];
-                        }
-                    }
+                    (&b1[0], &mut b0[0])
+                };
+                if base + count < to {
+                    fill_locals(locals, base + count, to, next);
                 }
                 for v in 0..count {
                     let i = base + v;
                     let p = *parents.get_unchecked(i);
-                    let (p0, p1, p2, pt) = if p == NO_PARENT {
+                    let parent = if p == NO_PARENT {
                         root
                     } else if p as usize + 1 == i && i > from {
                         prev
                     } else {
                         load(models.as_ptr().add(p as usize))
                     };
-                    let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
-                    // Plain FMA chains: three operations a column. Along a
-                    // chain skeleton that is one more FMA latency per joint
-                    // than a tree of adds, but fewer operations win elsewhere.
-                    let col = |k: usize| {
-                        _mm_fmadd_ps(
-                            p0,
-                            b(3 * k),
-                            _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
-                        )
-                    };
                     let t = &locals.get_unchecked(i).translation;
-                    let c0 = col(0);
-                    let c1 = col(1);
-                    let c2 = col(2);
-                    let ct = _mm_fmadd_ps(
-                        p0,
-                        _mm_broadcast_ss(&t.x),
-                        _mm_fmadd_ps(
-                            p1,
-                            _mm_broadcast_ss(&t.y),
-                            _mm_fmadd_ps(p2, _mm_broadcast_ss(&t.z), pt),
-                        ),
-                    );
+                    let (c0, c1, c2, ct) = joint_model(parent, block, v, t);
                     let o = models.as_mut_ptr().add(i) as *mut f32;
                     _mm_storeu_ps(o, c0);
                     _mm_storeu_ps(o.add(4), c1);
@@ -561,6 +630,7 @@ pub(crate) mod x86 {
                     prev = (c0, c1, c2, ct);
                 }
                 base += count;
+                cur ^= 1;
             }
         }
     }
