@@ -165,25 +165,40 @@ mod tests {
                         models: &mut want,
                     }
                     .run_scalar();
-                    let mut got = want.clone();
-                    for m in &mut got[from..to] {
-                        *m = Affine3A::ZERO;
-                    }
-                    LocalToModelJob {
-                        skeleton: &s,
-                        locals: &locals,
-                        root,
-                        from,
-                        to,
-                        models: &mut got,
-                    }
-                    .run()
-                    .unwrap();
-                    for i in 0..n {
-                        assert!(
-                            got[i].abs_diff_eq(want[i], 1e-4),
-                            "n {n} shape {shape} joint {i}"
-                        );
+                    // The job's own choice, then every fast tier the CPU has.
+                    #[allow(unused_mut)]
+                    let mut tiers: Vec<Option<crate::anim::simd::Tier>> = vec![None];
+                    #[cfg(target_arch = "x86_64")]
+                    tiers.extend(crate::anim::simd::testable_tiers().into_iter().map(Some));
+                    for tier in tiers {
+                        let mut got = want.clone();
+                        for m in &mut got[from..to] {
+                            *m = Affine3A::ZERO;
+                        }
+                        let job = LocalToModelJob {
+                            skeleton: &s,
+                            locals: &locals,
+                            root,
+                            from,
+                            to,
+                            models: &mut got,
+                        };
+                        match tier {
+                            None => job.run().unwrap(),
+                            #[cfg(target_arch = "x86_64")]
+                            Some(t) => {
+                                job.validate().unwrap();
+                                job.run_fast(t);
+                            }
+                            #[cfg(not(target_arch = "x86_64"))]
+                            Some(_) => unreachable!(),
+                        }
+                        for i in 0..n {
+                            assert!(
+                                got[i].abs_diff_eq(want[i], 1e-4),
+                                "{tier:?} n {n} shape {shape} joint {i}"
+                            );
+                        }
                     }
                 }
             }
