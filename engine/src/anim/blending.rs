@@ -198,6 +198,7 @@ fn normalize_or(q: Vec4, fallback: Quat) -> Quat {
 fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
     if let ([a, b], [wa, wb]) = (layers, w) {
         // The common two-clip cross-fade, without the per-layer loop.
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut start = 0;
         #[cfg(target_arch = "x86_64")]
         if super::simd::avx2_fma() && super::simd::x86::TRANSFORM_PACKED {

@@ -7,6 +7,7 @@
 //! that is the definition it is tested against.
 
 /// The instruction-set tiers of the fast paths, lowest first.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Tier {
     /// Portable Rust: the tested definitions.
@@ -18,6 +19,7 @@ pub(crate) enum Tier {
 }
 
 /// The highest tier this CPU runs, ignoring the environment.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub(crate) fn cpu_tier() -> Tier {
     #[cfg(target_arch = "x86_64")]
@@ -44,6 +46,7 @@ pub(crate) fn cpu_tier() -> Tier {
 /// comparing paths. `VKSKIN_SCALAR=1` forces the scalar paths;
 /// `VKSKIN_SIMD=scalar|avx2|avx512` caps the tier (a CPU without the
 /// named tier still gets its own). Read once.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub(crate) fn tier() -> Tier {
     use std::sync::OnceLock;
@@ -63,6 +66,7 @@ pub(crate) fn tier() -> Tier {
 }
 
 /// Whether the AVX2 + FMA paths may run.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub(crate) fn avx2_fma() -> bool {
     tier() >= Tier::Avx2
@@ -70,6 +74,7 @@ pub(crate) fn avx2_fma() -> bool {
 
 /// The tiers this CPU can run, for tests that check every fast path.
 #[cfg(test)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn testable_tiers() -> Vec<Tier> {
     [Tier::Avx2, Tier::Avx512]
         .into_iter()

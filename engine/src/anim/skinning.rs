@@ -180,7 +180,7 @@ pub(crate) fn lbs_fast(
     }
     if tier == Tier::Avx512 && (1..=8).contains(&k) {
         let aligned: Vec<Line>;
-        let sp = if skin.len() <= p.len() && (skin.as_ptr() as usize) % 64 != 0 {
+        let sp = if skin.len() <= p.len() && !(skin.as_ptr() as usize).is_multiple_of(64) {
             aligned = skin.iter().map(Line::from_affine).collect();
             aligned.as_ptr() as *const f32
         } else {
@@ -362,6 +362,7 @@ impl DualQuatSkinningJob<'_> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         let k = self.per_vertex;
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if self.scale_shear.is_empty() && super::simd::avx2_fma() {

@@ -522,6 +522,7 @@ pub(crate) unsafe fn lbs<const K: usize>(
 /// `skinning::validate_streams` against the palette `palette` was built
 /// from, with one influence per vertex.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn lbs1_table(
     palette: &SoaPalette,
     palette_len: usize,
