@@ -614,9 +614,9 @@ pub(crate) mod x86 {
             let mut blocks = [const { Locals([[0.0; 8]; 9]) }; RING];
             let mut base = from;
             let mut cur = 0;
-            for k in 0..RING - 1 {
+            for (k, block) in blocks.iter_mut().enumerate().take(RING - 1) {
                 if base + 8 * k < to {
-                    fill_locals(locals, base + 8 * k, to, &mut blocks[k]);
+                    fill_locals(locals, base + 8 * k, to, block);
                 }
             }
             while base < to {
