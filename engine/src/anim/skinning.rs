@@ -843,6 +843,47 @@ mod tests {
         }
     }
 
+    /// One influence of weight zero, subnormal, infinite or NaN: a zero
+    /// normal, as the reference gives, on every palette path. (The AVX2
+    /// kernel gives NaN normals for the non-finite weights.)
+    #[test]
+    fn fast_lbs_gives_zero_normals_for_degenerate_single_weights() {
+        #[cfg(target_arch = "x86_64")]
+        for (tier, palette) in crate::anim::simd::testable_tiers()
+            .into_iter()
+            .flat_map(|t| [(t, 8), (t, 100)])
+        {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(43);
+            let skin: Vec<Affine3A> = (0..palette).map(|_| random_rigid(&mut rng)).collect();
+            let mut m = random_mesh(&mut rng, 200, 1, palette as u16);
+            let odd = [0.0, -0.0, 1e-40, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+            for (i, &w) in odd.iter().enumerate() {
+                m.weights[3 + 17 * i] = w;
+            }
+            let n = m.positions.len();
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            let (j, w, p, nn) = (&m.joints, &m.weights, &m.positions, &m.normals);
+            lbs_reference(&skin, 1, j, w, p, nn, &mut rp, &mut rn);
+            let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            lbs_fast(tier, &skin, 1, j, w, p, nn, &mut fp, &mut fn_);
+            let checked = if tier == crate::anim::simd::Tier::Avx512 {
+                odd.len()
+            } else {
+                3
+            };
+            for i in 0..checked {
+                let v = 3 + 17 * i;
+                assert_eq!(rn[v], Vec3::ZERO, "reference, weight {}", odd[i]);
+                assert_eq!(
+                    fn_[v],
+                    Vec3::ZERO,
+                    "{tier:?} palette {palette} weight {}",
+                    odd[i]
+                );
+            }
+        }
+    }
+
     #[test]
     fn fast_dqs_matches_the_scalar_definition() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(71);

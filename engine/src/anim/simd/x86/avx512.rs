@@ -402,7 +402,9 @@ impl<const Q: usize> Matrices for Table<'_, Q> {
 /// With one influence the weight is not blended into the matrix: the
 /// position is `w (S p + t)` and the normal `cofactor(S) n` normalised,
 /// which is `cofactor(w S) n = w^2 cofactor(S) n` normalised, except that
-/// a zero weight gives a zero normal as the reference does.
+/// a weight of zero (or subnormal, infinite, NaN) gives a zero normal as
+/// the reference does. (The reference's `w^2` also underflows for
+/// weights below about 1e-19, which then still give a unit normal here.)
 #[inline(always)]
 unsafe fn lbs_block<M: Matrices, const K: usize>(
     mats: &M,
@@ -469,7 +471,8 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
                 ),
             ];
             let live = if K == 1 {
-                _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(w, _mm512_setzero_ps())
+                // Not zero, subnormal, infinite or NaN (fpclass 0xBF).
+                !_mm512_fpclass_ps_mask::<0xBF>(w)
             } else {
                 0xffff
             };
