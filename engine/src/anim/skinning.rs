@@ -871,15 +871,10 @@ mod tests {
             } else {
                 3
             };
-            for i in 0..checked {
+            for (i, w) in odd.iter().enumerate().take(checked) {
                 let v = 3 + 17 * i;
-                assert_eq!(rn[v], Vec3::ZERO, "reference, weight {}", odd[i]);
-                assert_eq!(
-                    fn_[v],
-                    Vec3::ZERO,
-                    "{tier:?} palette {palette} weight {}",
-                    odd[i]
-                );
+                assert_eq!(rn[v], Vec3::ZERO, "reference, weight {w}");
+                assert_eq!(fn_[v], Vec3::ZERO, "{tier:?} palette {palette} weight {w}");
             }
         }
     }
