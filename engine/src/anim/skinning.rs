@@ -149,10 +149,12 @@ impl LinearBlendJob<'_> {
 /// Dispatches validated streams to the kernels of `tier` (which the CPU
 /// must have); influence counts without one take the scalar loop.
 ///
-/// The AVX-512 kernel reads each influence's matrix as one 64-byte load:
-/// when the palette is no longer than the mesh (so copying it costs less
-/// than the vertices), it first goes to a cache-line-aligned copy, which
-/// keeps those loads from splitting lines.
+/// AVX-512, when the palette is no longer than the mesh (so that
+/// rearranging it once costs less than the vertices): with one influence
+/// and at most 64 entries, the palette goes to SoA tables the kernel picks
+/// elements from with lane permutes; otherwise the kernel reads each
+/// influence's matrix as one 64-byte load, from a cache-line-aligned copy
+/// of the palette so that those loads never split lines.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
