@@ -504,6 +504,24 @@ mod tests {
     }
 
     #[test]
+    fn blend_direction_avoids_4k_aliasing() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::anim::simd::x86::store_runs_into_loads as backwards;
+            let a = 0x10_0630;
+            // Output 480 bytes above an input (modulo 4 KiB): forward stores
+            // meet that input's loads ten joints on, so go backwards.
+            assert!(backwards(a + 480, &[a, a + 0x2000 + 3000]));
+            assert!(backwards(a + 4096 * 3 + 480, &[a]));
+            // Far apart either way, or the output below: forwards.
+            assert!(!backwards(a + 2048, &[a]));
+            assert!(!backwards(a - 480, &[a]));
+            // Near both ways: forwards.
+            assert!(!backwards(a + 480, &[a, a + 960]));
+        }
+    }
+
+    #[test]
     fn bad_input_is_an_error() {
         let a = [Transform::IDENTITY; 2];
         let rest = [Transform::IDENTITY; 2];
