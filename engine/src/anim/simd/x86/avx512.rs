@@ -485,7 +485,7 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
 /// a time; the last (fewer than sixteen) go through the same code from
 /// padded copies.
 ///
-/// `skin` points at `skin_len` 16-float entries (`Affine3A` or [`Line`]).
+/// `skin` points at the palette: 16-float entries (`Affine3A` or [`Line`]).
 ///
 /// # Safety
 /// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
