@@ -198,27 +198,20 @@ fn normalize_or(q: Vec4, fallback: Quat) -> Quat {
 fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
     if let ([a, b], [wa, wb]) = (layers, w) {
         // The common two-clip cross-fade, without the per-layer loop.
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut start = 0;
         #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
-            // SAFETY: features checked; validate() made every pose as long
-            // as the output.
-            unsafe { super::simd::x86::blend2(a.pose, b.pose, *wa, *wb, output) };
+        if super::simd::avx2_fma() && super::simd::x86::TRANSFORM_PACKED {
+            // SAFETY: features and layout checked; validate() made every
+            // pose as long as the output.
+            let backwards = super::simd::x86::store_runs_into_loads(
+                output.as_ptr() as usize,
+                &[a.pose.as_ptr() as usize, b.pose.as_ptr() as usize],
+            );
+            unsafe { super::simd::x86::blend2(a.pose, b.pose, *wa, *wb, output, backwards) };
             start = output.len() / 8 * 8;
         }
-        for (j, out) in output.iter_mut().enumerate().skip(start) {
-            let (x, y) = (&a.pose[j], &b.pose[j]);
-            let qa = Vec4::from(x.rotation);
-            let qb = Vec4::from(y.rotation);
-            let wbq = if qa.dot(qb) < 0.0 { -wb } else { *wb };
-            let q = qa * *wa + qb * wbq;
-            *out = Transform {
-                translation: (Vec3A::from(x.translation) * *wa + Vec3A::from(y.translation) * *wb)
-                    .into(),
-                rotation: normalize_or(q, x.rotation),
-                scale: (Vec3A::from(x.scale) * *wa + Vec3A::from(y.scale) * *wb).into(),
-            };
-        }
+        blend2_scalar(a.pose, b.pose, *wa, *wb, output, start);
         return;
     }
     for (j, out) in output.iter_mut().enumerate() {
@@ -232,6 +225,30 @@ fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
             translation: t.into(),
             rotation: normalize_or(q, layers[0].pose[j].rotation),
             scale: s.into(),
+        };
+    }
+}
+
+/// Two layers with weights `wa + wb = 1`, joints `start..`: the definition
+/// the fast two-layer kernel is tested against.
+fn blend2_scalar(
+    a: &[Transform],
+    b: &[Transform],
+    wa: f32,
+    wb: f32,
+    output: &mut [Transform],
+    start: usize,
+) {
+    for (j, out) in output.iter_mut().enumerate().skip(start) {
+        let (x, y) = (&a[j], &b[j]);
+        let qa = Vec4::from(x.rotation);
+        let qb = Vec4::from(y.rotation);
+        let wbq = if qa.dot(qb) < 0.0 { -wb } else { wb };
+        let q = qa * wa + qb * wbq;
+        *out = Transform {
+            translation: (Vec3A::from(x.translation) * wa + Vec3A::from(y.translation) * wb).into(),
+            rotation: normalize_or(q, x.rotation),
+            scale: (Vec3A::from(x.scale) * wa + Vec3A::from(y.scale) * wb).into(),
         };
     }
 }
@@ -440,6 +457,67 @@ mod tests {
             );
             assert!(fast[j].scale.abs_diff_eq(slow[j].scale, 1e-6), "{j}");
             assert!(fast[j].rotation.dot(slow[j].rotation) > 1.0 - 1e-6, "{j}");
+        }
+    }
+
+    /// The kernel itself against the scalar two-layer loop, both ways
+    /// through the joints (which one a job takes depends on addresses).
+    #[test]
+    fn fast_two_layer_kernel_matches_the_scalar_loop_both_ways() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::anim::simd::avx2_fma() && crate::anim::simd::x86::TRANSFORM_PACKED {
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand::rngs::StdRng::seed_from_u64(62);
+            let n = 40;
+            let pose = |rng: &mut rand::rngs::StdRng| -> Vec<Transform> {
+                (0..n)
+                    .map(|_| Transform {
+                        translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()) * 10.0,
+                        rotation: Quat::from_euler(
+                            glam::EulerRot::XYZ,
+                            rng.gen_range(-3.0..3.0),
+                            rng.gen_range(-1.5..1.5),
+                            rng.gen_range(-3.0..3.0),
+                        ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
+                        scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+                    })
+                    .collect()
+            };
+            let (a, b) = (pose(&mut rng), pose(&mut rng));
+            let (wa, wb) = (0.35, 0.65);
+            let mut want = vec![Transform::IDENTITY; n];
+            blend2_scalar(&a, &b, wa, wb, &mut want, 0);
+            for backwards in [false, true] {
+                let mut got = vec![Transform::IDENTITY; n];
+                // SAFETY: features and layout checked, lengths equal.
+                unsafe { crate::anim::simd::x86::blend2(&a, &b, wa, wb, &mut got, backwards) };
+                for j in 0..n / 8 * 8 {
+                    let (g, w) = (&got[j], &want[j]);
+                    assert!(g.translation.abs_diff_eq(w.translation, 1e-5), "{j}");
+                    assert!(g.scale.abs_diff_eq(w.scale, 1e-6), "{j}");
+                    assert!(g.rotation.abs_diff_eq(w.rotation, 1e-6), "{j}");
+                }
+                // The joints past the last block of eight are not written.
+                assert!(got[n / 8 * 8..].iter().all(|t| *t == Transform::IDENTITY));
+            }
+        }
+    }
+
+    #[test]
+    fn blend_direction_avoids_4k_aliasing() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::anim::simd::x86::store_runs_into_loads as backwards;
+            let a = 0x10_0630;
+            // Output 480 bytes above an input (modulo 4 KiB): forward stores
+            // meet that input's loads ten joints on, so go backwards.
+            assert!(backwards(a + 480, &[a, a + 0x2000 + 3000]));
+            assert!(backwards(a + 4096 * 3 + 480, &[a]));
+            // Far apart either way, or the output below: forwards.
+            assert!(!backwards(a + 2048, &[a]));
+            assert!(!backwards(a - 480, &[a]));
+            // Near both ways: forwards.
+            assert!(!backwards(a + 480, &[a, a + 960]));
         }
     }
 

@@ -1,5 +1,7 @@
 use glam::Affine3A;
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::Tier;
 use super::{AnimError, Skeleton, Transform, NO_PARENT};
 
 /// Local-to-model: `model[i] = model[parent[i]] * local[i]`, roots taking
@@ -62,23 +64,34 @@ impl<'a> LocalToModelJob<'a> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
-            // SAFETY: features checked; validate() passed and a Skeleton
-            // guarantees parents[i] < i.
-            unsafe {
-                super::simd::x86::local_to_model(
-                    self.skeleton.parents(),
-                    self.locals,
-                    &self.root,
-                    self.from,
-                    self.to,
-                    self.models,
-                );
+        {
+            let tier = super::simd::tier();
+            if tier > Tier::Scalar {
+                self.run_fast(tier);
+                return Ok(());
             }
-            return Ok(());
         }
         self.run_scalar();
         Ok(())
+    }
+
+    /// The kernel of `tier` (which the CPU must have) on a validated job.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn run_fast(self, tier: Tier) {
+        use super::simd::x86;
+        if tier == Tier::Scalar {
+            return self.run_scalar();
+        }
+        let (p, l, r) = (self.skeleton.parents(), self.locals, &self.root);
+        let (from, to, m) = (self.from, self.to, self.models);
+        // SAFETY: the caller checked the tier and validate(); a Skeleton
+        // guarantees parents[i] < i.
+        unsafe {
+            match tier {
+                Tier::Avx512 => x86::local_to_model_avx512(p, l, r, from, to, m),
+                _ => x86::local_to_model(p, l, r, from, to, m),
+            }
+        }
     }
 
     /// The definition the fast path is tested against.
@@ -152,25 +165,40 @@ mod tests {
                         models: &mut want,
                     }
                     .run_scalar();
-                    let mut got = want.clone();
-                    for m in &mut got[from..to] {
-                        *m = Affine3A::ZERO;
-                    }
-                    LocalToModelJob {
-                        skeleton: &s,
-                        locals: &locals,
-                        root,
-                        from,
-                        to,
-                        models: &mut got,
-                    }
-                    .run()
-                    .unwrap();
-                    for i in 0..n {
-                        assert!(
-                            got[i].abs_diff_eq(want[i], 1e-4),
-                            "n {n} shape {shape} joint {i}"
-                        );
+                    // The job's own choice, then every fast tier the CPU has.
+                    #[allow(unused_mut)]
+                    let mut tiers: Vec<Option<crate::anim::simd::Tier>> = vec![None];
+                    #[cfg(target_arch = "x86_64")]
+                    tiers.extend(crate::anim::simd::testable_tiers().into_iter().map(Some));
+                    for tier in tiers {
+                        let mut got = want.clone();
+                        for m in &mut got[from..to] {
+                            *m = Affine3A::ZERO;
+                        }
+                        let job = LocalToModelJob {
+                            skeleton: &s,
+                            locals: &locals,
+                            root,
+                            from,
+                            to,
+                            models: &mut got,
+                        };
+                        match tier {
+                            None => job.run().unwrap(),
+                            #[cfg(target_arch = "x86_64")]
+                            Some(t) => {
+                                job.validate().unwrap();
+                                job.run_fast(t);
+                            }
+                            #[cfg(not(target_arch = "x86_64"))]
+                            Some(_) => unreachable!(),
+                        }
+                        for i in 0..n {
+                            assert!(
+                                got[i].abs_diff_eq(want[i], 1e-4),
+                                "{tier:?} n {n} shape {shape} joint {i}"
+                            );
+                        }
                     }
                 }
             }

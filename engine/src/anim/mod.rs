@@ -12,9 +12,10 @@
 //! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
 //!
 //! Sampling, blending, local-to-model and the LBS and DQS skinning loops have
-//! AVX2 + FMA versions chosen at run time; the scalar code they replace is
-//! kept as their tested definition, and `VKSKIN_SCALAR=1` in the environment
-//! forces it.
+//! AVX2 + FMA versions chosen at run time, and LBS and local-to-model AVX-512
+//! ones above them; the scalar code they replace is kept as their tested
+//! definition. `VKSKIN_SCALAR=1` in the environment forces it, and
+//! `VKSKIN_SIMD=scalar|avx2|avx512` caps the tier.
 
 mod blending;
 mod clip;

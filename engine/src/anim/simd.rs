@@ -1,31 +1,92 @@
-//! AVX2 + FMA kernels for the hot loops, chosen at run time.
+//! SIMD kernels for the hot loops, chosen at run time.
 //!
-//! The crate builds for baseline x86-64 (SSE2); these functions carry
-//! `#[target_feature(enable = "avx2,fma")]` and are only called after
-//! [`avx2_fma`] said the CPU has both. Each has a scalar counterpart that
-//! is the definition it is tested against.
+//! The crate builds for baseline x86-64 (SSE2); the kernels carry
+//! `#[target_feature]` and are only called after [`tier`] said the CPU has
+//! what they need: [`x86`] holds the AVX2 + FMA tier, [`x86::avx512`] the
+//! AVX-512 (F, VL, BW, DQ) tier above it. Each has a scalar counterpart
+//! that is the definition it is tested against.
 
-/// Whether the AVX2 + FMA paths may run (std caches the CPUID answer).
-/// `VKSKIN_SCALAR=1` in the environment forces the scalar paths, for
-/// comparing the two.
+/// The instruction-set tiers of the fast paths, lowest first.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Tier {
+    /// Portable Rust: the tested definitions.
+    Scalar,
+    /// AVX2 + FMA.
+    Avx2,
+    /// AVX-512 F, VL, BW and DQ (with AVX2 + FMA).
+    Avx512,
+}
+
+/// The highest tier this CPU runs, ignoring the environment.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
-pub(crate) fn avx2_fma() -> bool {
+pub(crate) fn cpu_tier() -> Tier {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::sync::OnceLock;
-        static FORCED_SCALAR: OnceLock<bool> = OnceLock::new();
-        let forced = *FORCED_SCALAR.get_or_init(|| std::env::var_os("VKSKIN_SCALAR").is_some());
-        !forced && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return Tier::Scalar;
+        }
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512dq")
+        {
+            return Tier::Avx512;
+        }
+        Tier::Avx2
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        Tier::Scalar
     }
+}
+
+/// The tier the jobs use: [`cpu_tier`], capped by the environment for
+/// comparing paths. `VKSKIN_SCALAR=1` forces the scalar paths;
+/// `VKSKIN_SIMD=scalar|avx2|avx512` caps the tier (a CPU without the
+/// named tier still gets its own). Read once.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline]
+pub(crate) fn tier() -> Tier {
+    use std::sync::OnceLock;
+    static TIER: OnceLock<Tier> = OnceLock::new();
+    *TIER.get_or_init(|| {
+        let cap = if std::env::var_os("VKSKIN_SCALAR").is_some() {
+            Tier::Scalar
+        } else {
+            match std::env::var("VKSKIN_SIMD").as_deref() {
+                Ok("scalar") => Tier::Scalar,
+                Ok("avx2") => Tier::Avx2,
+                _ => Tier::Avx512,
+            }
+        };
+        cpu_tier().min(cap)
+    })
+}
+
+/// Whether the AVX2 + FMA paths may run.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline]
+pub(crate) fn avx2_fma() -> bool {
+    tier() >= Tier::Avx2
+}
+
+/// The tiers this CPU can run, for tests that check every fast path.
+#[cfg(test)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn testable_tiers() -> Vec<Tier> {
+    [Tier::Avx2, Tier::Avx512]
+        .into_iter()
+        .filter(|&t| t <= cpu_tier())
+        .collect()
 }
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use std::arch::x86_64::*;
+
+    pub(crate) mod avx512;
 
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
@@ -417,6 +478,75 @@ pub(crate) mod x86 {
         }
     }
 
+    /// The local matrices of joints `base..` (at most eight) into `block`.
+    #[inline(always)]
+    unsafe fn fill_locals(locals: &[Transform], base: usize, to: usize, block: &mut Locals) {
+        unsafe {
+            let count = (to - base).min(8);
+            if count == 8 {
+                locals8(locals, base, block);
+                return;
+            }
+            for v in 0..count {
+                let t = locals.get_unchecked(base + v);
+                let m = Mat3A::from_quat(t.rotation);
+                let c = [
+                    m.x_axis * t.scale.x,
+                    m.y_axis * t.scale.y,
+                    m.z_axis * t.scale.z,
+                ];
+                for k in 0..9 {
+                    block.0[k][v] = c[k / 3][k % 3];
+                }
+            }
+        }
+    }
+
+    type Columns = (__m128, __m128, __m128, __m128);
+
+    /// `parent * local` for joint `v` of `block`, translation `t`: FMA
+    /// chains, three operations a column. (Along a chain skeleton a tree
+    /// of adds would take a cycle or two less per joint from parent to
+    /// child, but measured slower on both shapes.)
+    ///
+    /// `SPLIT_T`: the translation as two halves added, so that along a
+    /// chain it passes from parent to child through one FMA and an add (10
+    /// cycles on Zen 4) rather than three FMAs (12), below the columns'
+    /// 11. Measured faster on chains in the AVX-512 build (broadcasts
+    /// folded into the FMAs), slower in the AVX2 one.
+    #[inline(always)]
+    unsafe fn joint_model<const SPLIT_T: bool>(
+        (p0, p1, p2, pt): Columns,
+        block: &Locals,
+        v: usize,
+        t: &Vec3,
+    ) -> Columns {
+        unsafe {
+            let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
+            let col = |k: usize| {
+                _mm_fmadd_ps(
+                    p0,
+                    b(3 * k),
+                    _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
+                )
+            };
+            let (tx, ty, tz) = (
+                _mm_broadcast_ss(&t.x),
+                _mm_broadcast_ss(&t.y),
+                _mm_broadcast_ss(&t.z),
+            );
+            let ct = if SPLIT_T {
+                _mm_add_ps(
+                    _mm_fmadd_ps(p0, tx, _mm_mul_ps(p1, ty)),
+                    _mm_fmadd_ps(p2, tz, pt),
+                )
+            } else {
+                _mm_fmadd_ps(p0, tx, _mm_fmadd_ps(p1, ty, _mm_fmadd_ps(p2, tz, pt)))
+            };
+            (col(0), col(1), col(2), ct)
+        }
+    }
+
     /// Local-to-model over `from..to`.
     ///
     /// # Safety
@@ -424,6 +554,37 @@ pub(crate) mod x86 {
     /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn local_to_model(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe { local_to_model_body::<false>(parents, locals, root, from, to, models) }
+    }
+
+    /// [`local_to_model`] compiled for AVX-512 (VL): the same code, but each
+    /// broadcast of a local matrix element folds into its multiply or FMA
+    /// as an embedded broadcast, which Zen 4 does in the load unit, where a
+    /// separate `vbroadcastss` takes a slot of the FMA pipes.
+    ///
+    /// # Safety
+    /// As [`local_to_model`], and the CPU has AVX-512 F and VL.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    pub unsafe fn local_to_model_avx512(
+        parents: &[u16],
+        locals: &[Transform],
+        root: &Affine3A,
+        from: usize,
+        to: usize,
+        models: &mut [Affine3A],
+    ) {
+        unsafe { local_to_model_body::<true>(parents, locals, root, from, to, models) }
+    }
+
+    #[inline(always)]
+    unsafe fn local_to_model_body<const SPLIT_T: bool>(
         parents: &[u16],
         locals: &[Transform],
         root: &Affine3A,
@@ -443,60 +604,40 @@ pub(crate) mod x86 {
             };
             let root = load(root);
             let mut prev = root;
-            let mut block = Locals([[0.0; 8]; 9]);
+            // The local matrices are built two blocks of eight ahead of
+            // their use, in a ring of three: read back soon after, their
+            // 32-byte stores would hold up the 4-byte broadcast loads
+            // (store-to-load forwarding does not serve those; they wait for
+            // the stores to retire), and those start every joint. One block
+            // ahead still waited; two measured ~15% faster on trees.
+            const RING: usize = 3;
+            let mut blocks = [const { Locals([[0.0; 8]; 9]) }; RING];
             let mut base = from;
+            let mut cur = 0;
+            for (k, block) in blocks.iter_mut().enumerate().take(RING - 1) {
+                if base + 8 * k < to {
+                    fill_locals(locals, base + 8 * k, to, block);
+                }
+            }
             while base < to {
                 let count = (to - base).min(8);
-                if count == 8 {
-                    locals8(locals, base, &mut block);
-                } else {
-                    for v in 0..count {
-                        let t = locals.get_unchecked(base + v);
-                        let m = Mat3A::from_quat(t.rotation);
-                        let c = [
-                            m.x_axis * t.scale.x,
-                            m.y_axis * t.scale.y,
-                            m.z_axis * t.scale.z,
-                        ];
-                        for k in 0..9 {
-                            block.0[k][v] = c[k / 3][k % 3];
-                        }
-                    }
+                let ahead = base + 8 * (RING - 1);
+                if ahead < to {
+                    fill_locals(locals, ahead, to, &mut blocks[(cur + RING - 1) % RING]);
                 }
+                let block = &blocks[cur];
                 for v in 0..count {
                     let i = base + v;
                     let p = *parents.get_unchecked(i);
-                    let (p0, p1, p2, pt) = if p == NO_PARENT {
+                    let parent = if p == NO_PARENT {
                         root
                     } else if p as usize + 1 == i && i > from {
                         prev
                     } else {
                         load(models.as_ptr().add(p as usize))
                     };
-                    let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
-                    // Plain FMA chains: three operations a column. Along a
-                    // chain skeleton that is one more FMA latency per joint
-                    // than a tree of adds, but fewer operations win elsewhere.
-                    let col = |k: usize| {
-                        _mm_fmadd_ps(
-                            p0,
-                            b(3 * k),
-                            _mm_fmadd_ps(p1, b(3 * k + 1), _mm_mul_ps(p2, b(3 * k + 2))),
-                        )
-                    };
                     let t = &locals.get_unchecked(i).translation;
-                    let c0 = col(0);
-                    let c1 = col(1);
-                    let c2 = col(2);
-                    let ct = _mm_fmadd_ps(
-                        p0,
-                        _mm_broadcast_ss(&t.x),
-                        _mm_fmadd_ps(
-                            p1,
-                            _mm_broadcast_ss(&t.y),
-                            _mm_fmadd_ps(p2, _mm_broadcast_ss(&t.z), pt),
-                        ),
-                    );
+                    let (c0, c1, c2, ct) = joint_model::<SPLIT_T>(parent, block, v, t);
                     let o = models.as_mut_ptr().add(i) as *mut f32;
                     _mm_storeu_ps(o, c0);
                     _mm_storeu_ps(o.add(4), c1);
@@ -505,17 +646,32 @@ pub(crate) mod x86 {
                     prev = (c0, c1, c2, ct);
                 }
                 base += count;
+                cur = (cur + 1) % RING;
             }
         }
     }
 
+    /// Whether `Transform` has the layout [`blend2`] relies on: rotation in
+    /// floats 0..4, translation in 4..7, scale in 7..10, padding after
+    /// (what rustc picks for the three fields; checked, not assumed).
+    pub(crate) const TRANSFORM_PACKED: bool = std::mem::offset_of!(Transform, rotation) == 0
+        && std::mem::offset_of!(Transform, translation) == 16
+        && std::mem::offset_of!(Transform, scale) == 28
+        && std::mem::size_of::<Transform>() == 48;
+
     /// Two-layer blend with weights already normalised (`wa + wb = 1`), for
     /// `out.len() / 8 * 8` joints; the caller does the rest. Rotations are
     /// blended eight at a time in SoA form (hemisphere check, nlerp);
-    /// translations and scales per joint in 128-bit lanes.
+    /// translation and scale of a joint together, as floats 2..10 of the
+    /// transform (rotation z, w, translation, scale: all initialised, the
+    /// padding after them never read) in one 256-bit lane.
+    ///
+    /// `backwards` runs over the blocks of eight from the last (see
+    /// [`store_runs_into_loads`]); the result is the same.
     ///
     /// # Safety
-    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length.
+    /// The CPU has AVX2 and FMA; `a`, `b` and `out` have the same length;
+    /// [`TRANSFORM_PACKED`].
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn blend2(
         a: &[Transform],
@@ -523,11 +679,10 @@ pub(crate) mod x86 {
         wa: f32,
         wb: f32,
         out: &mut [Transform],
+        backwards: bool,
     ) {
         unsafe {
             let n = out.len() / 8 * 8;
-            let mask = _mm_set_epi32(0, -1, -1, -1);
-            let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
             let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
             let sign = _mm256_set1_ps(-0.0);
             let quats = |t: &[Transform], base: usize| {
@@ -545,8 +700,25 @@ pub(crate) mod x86 {
                     _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
                 )
             };
-            let mut base = 0;
-            while base < n {
+            let (pa, pb) = (a.as_ptr() as *const f32, b.as_ptr() as *const f32);
+            let po = out.as_mut_ptr() as *mut f32;
+            for blk in 0..n / 8 {
+                let base = if backwards {
+                    n - 8 * (blk + 1)
+                } else {
+                    8 * blk
+                };
+                // Every load of the block before its first store: the output
+                // may sit a multiple of 4 KiB (plus a little) from an input,
+                // and a load behind a store to such an address waits for it.
+                let ts: [__m256; 8] = std::array::from_fn(|v| {
+                    let f = 12 * (base + v) + 2;
+                    _mm256_fmadd_ps(
+                        _mm256_loadu_ps(pa.add(f)),
+                        wa8,
+                        _mm256_mul_ps(_mm256_loadu_ps(pb.add(f)), wb8),
+                    )
+                });
                 let (ax, ay, az, aw) = quats(a, base);
                 let (bx, by, bz, bw) = quats(b, base);
                 let dot = _mm256_fmadd_ps(
@@ -585,34 +757,36 @@ pub(crate) mod x86 {
                     _mm256_shuffle_ps(xy_hi, zw_hi, 0b01_00_01_00),
                     _mm256_shuffle_ps(xy_hi, zw_hi, 0b11_10_11_10),
                 ];
-                for v in 0..8 {
-                    let i = base + v;
-                    let (ta, tb) = (a.get_unchecked(i), b.get_unchecked(i));
-                    let o = out.as_mut_ptr().add(i);
-                    let t = _mm_fmadd_ps(
-                        _mm_maskload_ps(&ta.translation.x, mask),
-                        wa4,
-                        _mm_mul_ps(_mm_maskload_ps(&tb.translation.x, mask), wb4),
-                    );
-                    let s = _mm_fmadd_ps(
-                        _mm_maskload_ps(&ta.scale.x, mask),
-                        wa4,
-                        _mm_mul_ps(_mm_maskload_ps(&tb.scale.x, mask), wb4),
-                    );
-                    let q = if v < 4 {
-                        _mm256_castps256_ps128(rows[v])
-                    } else {
-                        _mm256_extractf128_ps(rows[v - 4], 1)
-                    };
-                    // 16-byte stores: translation and scale each spill into
-                    // the 4 padding bytes after them, which hold no value.
-                    _mm_storeu_ps(&mut (*o).translation.x, t);
-                    _mm_storeu_ps(&mut (*o).rotation as *mut Quat as *mut f32, q);
-                    _mm_storeu_ps(&mut (*o).scale.x, s);
+                // Translation and scale first: the 32-byte store also writes
+                // rotation z and w, which the rotation store replaces.
+                for (v, ts) in ts.iter().enumerate() {
+                    _mm256_storeu_ps(po.add(12 * (base + v) + 2), *ts);
                 }
-                base += 8;
+                for (v, row) in rows.iter().enumerate() {
+                    _mm_storeu_ps(po.add(12 * (base + v)), _mm256_castps256_ps128(*row));
+                    _mm_storeu_ps(po.add(12 * (base + v + 4)), _mm256_extractf128_ps(*row, 1));
+                }
             }
         }
+    }
+
+    /// Whether a pass forwards through `out` would store to addresses that
+    /// loads of the inputs soon after (a little further on) share their low
+    /// 12 bits with: the CPU then takes the load to depend on the store and
+    /// holds it back ("4K aliasing"), which costs a blend about a fifth. In
+    /// that case, and when a backward pass does not hit the same, go
+    /// backwards. Only a matter of speed.
+    #[inline]
+    pub(crate) fn store_runs_into_loads(out: usize, inputs: &[usize]) -> bool {
+        // Bytes of input a pass runs ahead of the stores still in flight.
+        const WINDOW: usize = 1024;
+        let ahead = |from: usize, to: usize| {
+            let d = to.wrapping_sub(from) & 4095;
+            d != 0 && d < WINDOW
+        };
+        let forward = inputs.iter().any(|&i| ahead(i, out));
+        let backward = inputs.iter().any(|&i| ahead(out, i));
+        forward && !backward
     }
 
     /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.

@@ -1,5 +1,7 @@
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::Tier;
 use super::{AnimError, DualQuat, QuatTranslation};
 
 /// CPU reference linear blend skinning of positions and (optionally) normals.
@@ -113,18 +115,22 @@ impl LinearBlendJob<'_> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
-            lbs_fast(
-                self.skin,
-                self.per_vertex,
-                self.joints,
-                self.weights,
-                self.positions,
-                self.normals,
-                self.out_positions,
-                self.out_normals,
-            );
-            return Ok(());
+        {
+            let tier = super::simd::tier();
+            if tier > Tier::Scalar {
+                lbs_fast(
+                    tier,
+                    self.skin,
+                    self.per_vertex,
+                    self.joints,
+                    self.weights,
+                    self.positions,
+                    self.normals,
+                    self.out_positions,
+                    self.out_normals,
+                );
+                return Ok(());
+            }
         }
         lbs_reference(
             self.skin,
@@ -140,11 +146,19 @@ impl LinearBlendJob<'_> {
     }
 }
 
-/// Dispatches validated streams to the AVX2 kernels; influence counts
-/// without one take the scalar loop.
+/// Dispatches validated streams to the kernels of `tier` (which the CPU
+/// must have); influence counts without one take the scalar loop.
+///
+/// AVX-512, when the palette is no longer than the mesh (so that
+/// rearranging it once costs less than the vertices): with one influence
+/// and at most 64 entries, the palette goes to SoA tables the kernel picks
+/// elements from with lane permutes; otherwise the kernel reads each
+/// influence's matrix as one 64-byte load, from a cache-line-aligned copy
+/// of the palette so that those loads never split lines.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
+    tier: Tier,
     skin: &[Affine3A],
     k: usize,
     joints: &[u16],
@@ -155,9 +169,48 @@ pub(crate) fn lbs_fast(
     out_normals: &mut [Vec3],
 ) {
     use super::simd::x86;
+    use x86::avx512::{self, Line, SoaPalette};
     let (j, w, p, n) = (joints, weights, positions, normals);
     let (op, on) = (out_positions, out_normals);
-    // SAFETY: the caller checked avx2_fma() and validate_streams.
+    if tier == Tier::Avx512 && k == 1 && skin.len() <= p.len() {
+        if let Some(table) = SoaPalette::new(skin) {
+            // SAFETY: the caller checked the tier and validate_streams; the
+            // table holds the whole palette.
+            unsafe { avx512::lbs1_table(&table, skin.len(), j, w, p, n, op, on) };
+            return;
+        }
+    }
+    if tier == Tier::Avx512 && (1..=8).contains(&k) {
+        let aligned: Vec<Line>;
+        let sp = if skin.len() <= p.len() && !(skin.as_ptr() as usize).is_multiple_of(64) {
+            aligned = skin.iter().map(Line::from_affine).collect();
+            aligned.as_ptr() as *const f32
+        } else {
+            skin.as_ptr() as *const f32
+        };
+        // SAFETY: the caller checked the tier and validate_streams; `sp`
+        // points at skin.len() 16-float entries (Line and Affine3A are both
+        // four 4-float columns) that outlive the call.
+        unsafe {
+            match k {
+                1 => avx512::lbs::<1>(sp, j, w, p, n, op, on),
+                2 => avx512::lbs::<2>(sp, j, w, p, n, op, on),
+                3 => avx512::lbs::<3>(sp, j, w, p, n, op, on),
+                4 => avx512::lbs::<4>(sp, j, w, p, n, op, on),
+                5 => avx512::lbs::<5>(sp, j, w, p, n, op, on),
+                6 => avx512::lbs::<6>(sp, j, w, p, n, op, on),
+                7 => avx512::lbs::<7>(sp, j, w, p, n, op, on),
+                _ => avx512::lbs::<8>(sp, j, w, p, n, op, on),
+            }
+        }
+        return;
+    }
+    if tier == Tier::Scalar {
+        lbs_reference(skin, k, j, w, p, n, op, on);
+        return;
+    }
+    // SAFETY: the caller checked the tier (AVX2 + FMA at least) and
+    // validate_streams.
     unsafe {
         match k {
             1 => x86::lbs::<1>(skin, j, w, p, n, op, on),
@@ -311,6 +364,7 @@ impl DualQuatSkinningJob<'_> {
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         let k = self.per_vertex;
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if self.scale_shear.is_empty() && super::simd::avx2_fma() {
@@ -702,9 +756,12 @@ mod tests {
     #[test]
     fn fast_lbs_matches_the_scalar_definition() {
         #[cfg(target_arch = "x86_64")]
-        if crate::anim::simd::avx2_fma() {
+        for (tier, palette) in crate::anim::simd::testable_tiers()
+            .into_iter()
+            .flat_map(|t| [(t, 20), (t, 9), (t, 64), (t, 100)])
+        {
             let mut rng = rand::rngs::StdRng::seed_from_u64(41);
-            let skin: Vec<Affine3A> = (0..20)
+            let skin: Vec<Affine3A> = (0..palette)
                 .map(|_| {
                     random_rigid(&mut rng)
                         * Affine3A::from_scale(Vec3::new(
@@ -714,13 +771,18 @@ mod tests {
                         ))
                 })
                 .collect();
-            for k in 1..=9 {
-                let mut m = random_mesh(&mut rng, 257, k, 20);
+            // Mesh sizes around the 8- and 16-vertex blocks; the smallest are
+            // shorter than the palette (no aligned copy of it, no SoA table
+            // for one influence). Palettes of 9, 20 and 64 entries take the
+            // three SoA table lookups with one influence, 100 the blend.
+            for (k, n) in (1..=9).flat_map(|k| [(k, 257), (k, 16), (k, 13), (k, 40)]) {
+                let mut m = random_mesh(&mut rng, n, k, palette as u16);
+                m.normals[9] = Vec3::ZERO;
                 if k == 1 {
                     m.weights[5] = 0.0;
                     m.weights[6] = 0.5;
+                    m.weights[7] = -0.75;
                 }
-                let n = m.positions.len();
                 let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 lbs_reference(
                     &skin,
@@ -734,6 +796,7 @@ mod tests {
                 );
                 let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 lbs_fast(
+                    tier,
                     &skin,
                     k,
                     &m.joints,
@@ -746,29 +809,74 @@ mod tests {
                 for i in 0..n {
                     assert!(
                         rp[i].abs_diff_eq(fp[i], 1e-5),
-                        "k {k} vertex {i}: {} {}",
+                        "{tier:?} palette {palette} k {k} vertex {i}: {} {}",
                         rp[i],
                         fp[i]
                     );
                     assert!(
                         rn[i].abs_diff_eq(fn_[i], 1e-5),
-                        "k {k} vertex {i}: {} {}",
+                        "{tier:?} palette {palette} k {k} vertex {i}: {} {}",
                         rn[i],
                         fn_[i]
                     );
+                    // Unit normals (or zero for a zero weight) to 1e-5
+                    // relative.
+                    let len = fn_[i].length();
+                    assert!(
+                        (len - 1.0).abs() < 1e-5 || (rn[i] == Vec3::ZERO && len == 0.0),
+                        "{tier:?} k {k} vertex {i}: |n| = {len}"
+                    );
                 }
                 // Positions only.
+                let mut fp2 = vec![Vec3::ZERO; n];
                 lbs_fast(
+                    tier,
                     &skin,
                     k,
                     &m.joints,
                     &m.weights,
                     &m.positions,
                     &[],
-                    &mut fp,
+                    &mut fp2,
                     &mut [],
                 );
-                assert!(rp.iter().zip(&fp).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+                assert!(rp.iter().zip(&fp2).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+            }
+        }
+    }
+
+    /// One influence of weight zero, subnormal, infinite or NaN: a zero
+    /// normal, as the reference gives, on every palette path. (The AVX2
+    /// kernel gives NaN normals for the non-finite weights.)
+    #[test]
+    fn fast_lbs_gives_zero_normals_for_degenerate_single_weights() {
+        #[cfg(target_arch = "x86_64")]
+        for (tier, palette) in crate::anim::simd::testable_tiers()
+            .into_iter()
+            .flat_map(|t| [(t, 8), (t, 100)])
+        {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(43);
+            let skin: Vec<Affine3A> = (0..palette).map(|_| random_rigid(&mut rng)).collect();
+            let mut m = random_mesh(&mut rng, 200, 1, palette as u16);
+            let odd = [0.0, -0.0, 1e-40, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+            for (i, &w) in odd.iter().enumerate() {
+                m.weights[3 + 17 * i] = w;
+            }
+            let n = m.positions.len();
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            let (j, w, p, nn) = (&m.joints, &m.weights, &m.positions, &m.normals);
+            lbs_reference(&skin, 1, j, w, p, nn, &mut rp, &mut rn);
+            let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            lbs_fast(tier, &skin, 1, j, w, p, nn, &mut fp, &mut fn_);
+            let checked = if tier == crate::anim::simd::Tier::Avx512 {
+                odd.len()
+            } else {
+                3
+            };
+            for (i, w) in odd.iter().enumerate().take(checked) {
+                let v = 3 + 17 * i;
+                assert_eq!(rn[v], Vec3::ZERO, "reference, weight {w}");
+                assert_eq!(fn_[v], Vec3::ZERO, "{tier:?} palette {palette} weight {w}");
             }
         }
     }

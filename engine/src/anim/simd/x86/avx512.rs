@@ -1,0 +1,614 @@
+//! AVX-512 (F, VL, BW, DQ) kernels: sixteen f32 lanes per register, two-
+//! source lane permutes (`vpermt2ps`) and mask registers.
+//!
+//! Only called after [`crate::anim::simd::tier`] said `Avx512`. On Zen 4
+//! the 512-bit operations are double-pumped, so a zmm operation costs the
+//! same execution time as two ymm ones: the gains are in fewer instructions
+//! (front end, register pressure) and in shuffles that do in one step what
+//! AVX2 needs two or three for.
+
+use std::arch::x86_64::*;
+
+use glam::{Affine3A, Vec3};
+
+/// One 16-float palette entry (an `Affine3A`'s four columns) on its own
+/// cache line, so a zmm load never splits a line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Line(pub(crate) [f32; 16]);
+
+impl Line {
+    /// Columns `c0, c1, c2, t`, each `x, y, z, 0`.
+    pub(crate) fn from_affine(m: &Affine3A) -> Self {
+        let (a, b, c, t) = (
+            m.matrix3.x_axis,
+            m.matrix3.y_axis,
+            m.matrix3.z_axis,
+            m.translation,
+        );
+        Self([
+            a.x, a.y, a.z, 0.0, b.x, b.y, b.z, 0.0, c.x, c.y, c.z, 0.0, t.x, t.y, t.z, 0.0,
+        ])
+    }
+}
+
+/// Lanes between sixteen `Vec3` (48 floats: registers m0, m1, m2) and three
+/// registers of x, y and z over the vertices.
+///
+/// Float e of the stream is lane e % 16 of register e / 16; as 16 = 1
+/// (mod 3), lane p of register r holds component (r + p) % 3, so the three
+/// registers hold each component in different lanes. Two blends gather a
+/// component into one register (lane p from register (c - p) mod 3) and one
+/// single-source permute puts vertex v in lane v, from lane (3v + c) % 16.
+/// A store runs the same backwards. (Six blends and three permutes for
+/// three components, against six two-source permutes: the blends are cheap.)
+struct Vec3Lanes {
+    /// Per component: lane v takes lane (3v + c) % 16 of the blend.
+    gather: [__m512i; 3],
+    /// Per component: lane p takes the vertex whose component c sits in
+    /// lane p of the stream.
+    scatter: [__m512i; 3],
+    /// `lanes[r][c]`: the lanes p with (r + p) % 3 == c.
+    lanes: [[__mmask16; 3]; 3],
+}
+
+const fn gather_lanes(c: usize) -> [i32; 16] {
+    let mut a = [0i32; 16];
+    let mut v = 0;
+    while v < 16 {
+        a[v] = ((3 * v + c) % 16) as i32;
+        v += 1;
+    }
+    a
+}
+
+const fn scatter_lanes(c: usize) -> [i32; 16] {
+    let mut a = [0i32; 16];
+    let mut p = 0;
+    while p < 16 {
+        let r = (c + 3 * 16 - p) % 3;
+        a[p] = ((16 * r + p - c) / 3) as i32;
+        p += 1;
+    }
+    a
+}
+
+const fn component_lanes(r: usize, c: usize) -> u16 {
+    let mut k = 0u16;
+    let mut p = 0;
+    while p < 16 {
+        if (r + p) % 3 == c {
+            k |= 1 << p;
+        }
+        p += 1;
+    }
+    k
+}
+
+const GATHER: [[i32; 16]; 3] = [gather_lanes(0), gather_lanes(1), gather_lanes(2)];
+const SCATTER: [[i32; 16]; 3] = [scatter_lanes(0), scatter_lanes(1), scatter_lanes(2)];
+
+impl Vec3Lanes {
+    #[inline(always)]
+    unsafe fn new() -> Self {
+        unsafe {
+            let l = |a: &[i32; 16]| _mm512_loadu_si512(a.as_ptr() as *const _);
+            let k = |r: usize| {
+                [
+                    component_lanes(r, 0),
+                    component_lanes(r, 1),
+                    component_lanes(r, 2),
+                ]
+            };
+            Self {
+                gather: [l(&GATHER[0]), l(&GATHER[1]), l(&GATHER[2])],
+                scatter: [l(&SCATTER[0]), l(&SCATTER[1]), l(&SCATTER[2])],
+                lanes: [k(0), k(1), k(2)],
+            }
+        }
+    }
+
+    /// x, y, z of the sixteen `Vec3` at `p` (48 floats).
+    #[inline(always)]
+    unsafe fn load(&self, p: *const f32) -> [__m512; 3] {
+        unsafe {
+            let m0 = _mm512_loadu_ps(p);
+            let m1 = _mm512_loadu_ps(p.add(16));
+            let m2 = _mm512_loadu_ps(p.add(32));
+            let mut v = [m0; 3];
+            for (c, v) in v.iter_mut().enumerate() {
+                let g = _mm512_mask_blend_ps(self.lanes[1][c], m0, m1);
+                let g = _mm512_mask_blend_ps(self.lanes[2][c], g, m2);
+                *v = _mm512_permutexvar_ps(self.gather[c], g);
+            }
+            v
+        }
+    }
+
+    /// Writes x, y, z as sixteen `Vec3` at `p` (48 floats).
+    #[inline(always)]
+    unsafe fn store(&self, p: *mut f32, v: [__m512; 3]) {
+        unsafe {
+            let x = _mm512_permutexvar_ps(self.scatter[0], v[0]);
+            let y = _mm512_permutexvar_ps(self.scatter[1], v[1]);
+            let z = _mm512_permutexvar_ps(self.scatter[2], v[2]);
+            for r in 0..3 {
+                let m = _mm512_mask_blend_ps(self.lanes[r][1], x, y);
+                let m = _mm512_mask_blend_ps(self.lanes[r][2], m, z);
+                _mm512_storeu_ps(p.add(16 * r), m);
+            }
+        }
+    }
+}
+
+/// Sixteen rows `[c0 | c1 | c2 | t]` (vec4 columns) to twelve registers
+/// over the rows, in order `c0.xyz, c1.xyz, c2.xyz, t.xyz` (w is dropped):
+/// in-lane transposes of four rows at a time, then a 4x4 transpose of the
+/// 128-bit lanes.
+#[inline(always)]
+unsafe fn soa12(r: &[__m512; 16]) -> [__m512; 12] {
+    unsafe {
+        let mut x = [_mm512_setzero_ps(); 4];
+        let mut y = x;
+        let mut z = x;
+        for g in 0..4 {
+            let (a, b, c, d) = (r[4 * g], r[4 * g + 1], r[4 * g + 2], r[4 * g + 3]);
+            let lo01 = _mm512_unpacklo_ps(a, b); // ax bx ay by per lane
+            let lo23 = _mm512_unpacklo_ps(c, d);
+            let hi01 = _mm512_unpackhi_ps(a, b); // az bz aw bw
+            let hi23 = _mm512_unpackhi_ps(c, d);
+            x[g] = _mm512_shuffle_ps::<0b01_00_01_00>(lo01, lo23);
+            y[g] = _mm512_shuffle_ps::<0b11_10_11_10>(lo01, lo23);
+            z[g] = _mm512_shuffle_ps::<0b01_00_01_00>(hi01, hi23);
+        }
+        // s[g] lane c holds column c of rows 4g..4g+4; gather lane c of the
+        // four into column c's register.
+        let (cx, cy, cz) = (lanes4(x), lanes4(y), lanes4(z));
+        [
+            cx[0], cy[0], cz[0], cx[1], cy[1], cz[1], cx[2], cy[2], cz[2], cx[3], cy[3], cz[3],
+        ]
+    }
+}
+
+/// A 4x4 transpose of 128-bit lanes: lane c of the result i is lane i of
+/// `s[c]`.
+#[inline(always)]
+unsafe fn lanes4(s: [__m512; 4]) -> [__m512; 4] {
+    unsafe {
+        let a = _mm512_shuffle_f32x4::<0b01_00_01_00>(s[0], s[1]);
+        let b = _mm512_shuffle_f32x4::<0b01_00_01_00>(s[2], s[3]);
+        let c = _mm512_shuffle_f32x4::<0b11_10_11_10>(s[0], s[1]);
+        let d = _mm512_shuffle_f32x4::<0b11_10_11_10>(s[2], s[3]);
+        [
+            _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b),
+            _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b),
+            _mm512_shuffle_f32x4::<0b10_00_10_00>(c, d),
+            _mm512_shuffle_f32x4::<0b11_01_11_01>(c, d),
+        ]
+    }
+}
+
+/// `a x b` over sixteen lanes.
+#[inline(always)]
+unsafe fn cross16(a: [__m512; 3], b: [__m512; 3]) -> [__m512; 3] {
+    unsafe {
+        [
+            _mm512_fmsub_ps(a[1], b[2], _mm512_mul_ps(a[2], b[1])),
+            _mm512_fmsub_ps(a[2], b[0], _mm512_mul_ps(a[0], b[2])),
+            _mm512_fmsub_ps(a[0], b[1], _mm512_mul_ps(a[1], b[0])),
+        ]
+    }
+}
+
+/// `v / |v|` for sixteen vectors, zero in the lanes outside `live` and for
+/// zero vectors. `vrsqrt14ps` (relative error below 2^-14) and one Newton
+/// step: ~1e-7 relative.
+#[inline(always)]
+unsafe fn normalize16(v: [__m512; 3], live: __mmask16) -> [__m512; 3] {
+    unsafe {
+        let d = _mm512_fmadd_ps(
+            v[0],
+            v[0],
+            _mm512_fmadd_ps(v[1], v[1], _mm512_mul_ps(v[2], v[2])),
+        );
+        // Zero vectors (d = 0, where rsqrt is infinite) get y = 0.
+        let live = _mm512_mask_cmp_ps_mask::<_CMP_GT_OQ>(live, d, _mm512_setzero_ps());
+        let y = _mm512_maskz_rsqrt14_ps(live, d);
+        // y (1.5 - 0.5 d y^2)
+        let hy = _mm512_mul_ps(_mm512_mul_ps(y, y), _mm512_set1_ps(-0.5));
+        let y = _mm512_mul_ps(y, _mm512_fmadd_ps(d, hy, _mm512_set1_ps(1.5)));
+        [
+            _mm512_mul_ps(v[0], y),
+            _mm512_mul_ps(v[1], y),
+            _mm512_mul_ps(v[2], y),
+        ]
+    }
+}
+
+/// The `K` joint indices at `js`, read in general-purpose registers: 64-bit
+/// loads split by shifts, then a 32- and a 16-bit one for the rest.
+/// Volatile reads, because LLVM otherwise merges the sixteen vertices'
+/// indices into vector loads and takes each out with `vpextrd` (two
+/// micro-ops each on the vector side, where this kernel is busiest).
+#[inline(always)]
+unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
+    unsafe {
+        let mut out = [0usize; K];
+        let mut k = 0;
+        while k + 4 <= K {
+            let c = std::ptr::read_volatile(js.add(k) as *const [u16; 4]);
+            let c = u64::from_le_bytes(std::mem::transmute::<[u16; 4], [u8; 8]>(c));
+            for (i, o) in out[k..k + 4].iter_mut().enumerate() {
+                *o = (c >> (16 * i)) as u16 as usize;
+            }
+            k += 4;
+        }
+        if k + 2 <= K {
+            let c = std::ptr::read_volatile(js.add(k) as *const [u16; 2]);
+            let c = u32::from_le_bytes(std::mem::transmute::<[u16; 2], [u8; 4]>(c));
+            out[k] = c as u16 as usize;
+            out[k + 1] = (c >> 16) as u16 as usize;
+            k += 2;
+        }
+        if k < K {
+            out[k] = std::ptr::read_volatile(js.add(k)) as usize;
+        }
+        out
+    }
+}
+
+/// `sum_k w_k skin[j_k]` as one register (`[c0 | c1 | c2 | t]`); with one
+/// influence, the entry itself (see [`lbs_block`]).
+#[inline(always)]
+unsafe fn blend_row<const K: usize>(skin: *const f32, js: *const u16, ws: *const f32) -> __m512 {
+    unsafe {
+        let js = joint_indices::<K>(js);
+        let entry = |k: usize| _mm512_loadu_ps(skin.add(16 * js[k]));
+        if K == 1 {
+            return entry(0);
+        }
+        let mut acc = _mm512_mul_ps(entry(0), _mm512_set1_ps(*ws));
+        for k in 1..K {
+            acc = _mm512_fmadd_ps(entry(k), _mm512_set1_ps(*ws.add(k)), acc);
+        }
+        acc
+    }
+}
+
+/// Raw pointers of one block of sixteen vertices.
+#[derive(Clone, Copy)]
+struct Block {
+    joints: *const u16,
+    weights: *const f32,
+    positions: *const f32,
+    normals: *const f32,
+    out_positions: *mut f32,
+    out_normals: *mut f32,
+}
+
+/// Where a block's sixteen matrices come from, as twelve registers of
+/// elements over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`).
+trait Matrices {
+    /// # Safety
+    /// `b` points at a block of streams that passed validation against this
+    /// source's palette.
+    unsafe fn soa(&self, b: &Block) -> [__m512; 12];
+}
+
+/// `K` influences blended from 16-float palette entries (`Affine3A` or
+/// [`Line`]): each vertex's matrix as one zmm (K loads, K FMAs with the
+/// weight broadcast from memory), then the sixteen transposed.
+///
+/// With one influence the weight is not blended in (see [`lbs_block`]).
+struct Blended<const K: usize> {
+    skin: *const f32,
+}
+
+impl<const K: usize> Matrices for Blended<K> {
+    #[inline(always)]
+    unsafe fn soa(&self, b: &Block) -> [__m512; 12] {
+        unsafe {
+            // Written out: as a loop LLVM keeps the rows in memory.
+            let r = |v: usize| blend_row::<K>(self.skin, b.joints.add(v * K), b.weights.add(v * K));
+            let rows = [
+                r(0),
+                r(1),
+                r(2),
+                r(3),
+                r(4),
+                r(5),
+                r(6),
+                r(7),
+                r(8),
+                r(9),
+                r(10),
+                r(11),
+                r(12),
+                r(13),
+                r(14),
+                r(15),
+            ];
+            soa12(&rows)
+        }
+    }
+}
+
+/// A palette of at most 64 entries in structure-of-arrays form: element e
+/// (`c0.xyz, c1.xyz, c2.xyz, t.xyz`) of entry j is `0[e][j]`.
+#[repr(C, align(64))]
+pub(crate) struct SoaPalette(pub(crate) [[f32; 64]; 12]);
+
+impl SoaPalette {
+    /// `None` past 64 entries.
+    pub(crate) fn new(skin: &[Affine3A]) -> Option<Self> {
+        if skin.len() > 64 {
+            return None;
+        }
+        let mut t = [[0.0f32; 64]; 12];
+        for (j, m) in skin.iter().enumerate() {
+            let cols = [
+                m.matrix3.x_axis,
+                m.matrix3.y_axis,
+                m.matrix3.z_axis,
+                m.translation,
+            ];
+            for (c, col) in cols.iter().enumerate() {
+                t[3 * c][j] = col.x;
+                t[3 * c + 1][j] = col.y;
+                t[3 * c + 2][j] = col.z;
+            }
+        }
+        Some(Self(t))
+    }
+}
+
+/// One influence per vertex, each matrix element picked from a
+/// [`SoaPalette`] by the joint indices with lane permutes: one
+/// `vpermps` per element for up to 16 entries (`Q = 1`), one `vpermt2ps`
+/// for up to 32 (`Q = 2`), two and a blend for up to 64 (`Q = 4`). No
+/// transpose, and no 64-byte load per vertex.
+struct Table<'a, const Q: usize> {
+    palette: &'a SoaPalette,
+}
+
+impl<const Q: usize> Matrices for Table<'_, Q> {
+    #[inline(always)]
+    unsafe fn soa(&self, b: &Block) -> [__m512; 12] {
+        unsafe {
+            let idx = _mm512_cvtepu16_epi32(_mm256_loadu_si256(b.joints as *const __m256i));
+            let high = _mm512_test_epi32_mask(idx, _mm512_set1_epi32(32));
+            let mut out = [_mm512_setzero_ps(); 12];
+            for (e, o) in out.iter_mut().enumerate() {
+                let t = |q: usize| _mm512_load_ps(self.palette.0[e].as_ptr().add(16 * q));
+                *o = match Q {
+                    1 => _mm512_permutexvar_ps(idx, t(0)),
+                    2 => _mm512_permutex2var_ps(t(0), idx, t(1)),
+                    _ => _mm512_mask_blend_ps(
+                        high,
+                        _mm512_permutex2var_ps(t(0), idx, t(1)),
+                        _mm512_permutex2var_ps(t(2), idx, t(3)),
+                    ),
+                };
+            }
+            out
+        }
+    }
+}
+
+/// Linear blend skinning of sixteen vertices with `K` influences each, the
+/// matrices from `mats`: the position, the cofactor normal and its
+/// normalisation sixteen at a time.
+///
+/// With one influence the weight is not blended into the matrix: the
+/// position is `w (S p + t)` and the normal `cofactor(S) n` normalised,
+/// which is `cofactor(w S) n = w^2 cofactor(S) n` normalised, except that
+/// a weight of zero (or subnormal, infinite, NaN) gives a zero normal as
+/// the reference does. (The reference's `w^2` also underflows for
+/// weights below about 1e-19, which then still give a unit normal here.)
+#[inline(always)]
+unsafe fn lbs_block<M: Matrices, const K: usize>(
+    mats: &M,
+    blk: Block,
+    with_normals: bool,
+    lanes: &Vec3Lanes,
+) {
+    unsafe {
+        let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats.soa(&blk);
+        let [px, py, pz] = lanes.load(blk.positions);
+        let mut o = [
+            _mm512_fmadd_ps(
+                c0x,
+                px,
+                _mm512_fmadd_ps(c1x, py, _mm512_fmadd_ps(c2x, pz, tx)),
+            ),
+            _mm512_fmadd_ps(
+                c0y,
+                px,
+                _mm512_fmadd_ps(c1y, py, _mm512_fmadd_ps(c2y, pz, ty)),
+            ),
+            _mm512_fmadd_ps(
+                c0z,
+                px,
+                _mm512_fmadd_ps(c1z, py, _mm512_fmadd_ps(c2z, pz, tz)),
+            ),
+        ];
+        let w = if K == 1 {
+            let w = _mm512_loadu_ps(blk.weights);
+            for c in &mut o {
+                *c = _mm512_mul_ps(*c, w);
+            }
+            w
+        } else {
+            _mm512_setzero_ps()
+        };
+        lanes.store(blk.out_positions, o);
+        if with_normals {
+            let (a, b, c) = ([c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z]);
+            let [nx, ny, nz] = lanes.load(blk.normals);
+            // cofactor(S) n = nx (b x c) + ny (c x a) + nz (a x b)
+            //               = b x (nx c - nz a) + ny (c x a):
+            // 21 operations instead of 27.
+            let mut u = [nx; 3];
+            for (i, u) in u.iter_mut().enumerate() {
+                *u = _mm512_fmsub_ps(nx, c[i], _mm512_mul_ps(nz, a[i]));
+            }
+            let q = cross16(c, a);
+            let m = [
+                _mm512_fnmadd_ps(
+                    b[2],
+                    u[1],
+                    _mm512_fmadd_ps(b[1], u[2], _mm512_mul_ps(ny, q[0])),
+                ),
+                _mm512_fnmadd_ps(
+                    b[0],
+                    u[2],
+                    _mm512_fmadd_ps(b[2], u[0], _mm512_mul_ps(ny, q[1])),
+                ),
+                _mm512_fnmadd_ps(
+                    b[1],
+                    u[0],
+                    _mm512_fmadd_ps(b[0], u[1], _mm512_mul_ps(ny, q[2])),
+                ),
+            ];
+            let live = if K == 1 {
+                // Not zero, subnormal, infinite or NaN (fpclass 0xBF).
+                !_mm512_fpclass_ps_mask::<0xBF>(w)
+            } else {
+                0xffff
+            };
+            lanes.store(blk.out_normals, normalize16(m, live));
+        }
+    }
+}
+
+/// Linear blend skinning of `K` influences per vertex, sixteen vertices at
+/// a time; the last (fewer than sixteen) go through the same code from
+/// padded copies.
+///
+/// `skin` points at the palette: 16-float entries (`Affine3A` or [`Line`]).
+///
+/// # Safety
+/// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
+/// `skinning::validate_streams` against the `skin` entries (every joint
+/// index inside, lengths consistent, `normals` empty or as long as
+/// `positions`), and `1 <= K <= 8`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn lbs<const K: usize>(
+    skin: *const f32,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    unsafe {
+        let mats = Blended::<K> { skin };
+        lbs_run::<_, K>(
+            &mats,
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        );
+    }
+}
+
+/// Linear blend skinning of one influence per vertex from a palette of at
+/// most 64 entries in SoA form (see [`Table`]).
+///
+/// # Safety
+/// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
+/// `skinning::validate_streams` against the palette `palette` was built
+/// from, with one influence per vertex.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn lbs1_table(
+    palette: &SoaPalette,
+    palette_len: usize,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    unsafe {
+        let (j, w, p, n) = (joints, weights, positions, normals);
+        let (op, on) = (out_positions, out_normals);
+        if palette_len <= 16 {
+            lbs_run::<_, 1>(&Table::<1> { palette }, j, w, p, n, op, on);
+        } else if palette_len <= 32 {
+            lbs_run::<_, 1>(&Table::<2> { palette }, j, w, p, n, op, on);
+        } else {
+            lbs_run::<_, 1>(&Table::<4> { palette }, j, w, p, n, op, on);
+        }
+    }
+}
+
+/// The loop over blocks of sixteen vertices, then the padded tail.
+#[inline(always)]
+unsafe fn lbs_run<M: Matrices, const K: usize>(
+    mats: &M,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    unsafe {
+        let n = positions.len();
+        let with_normals = !normals.is_empty();
+        let lanes = Vec3Lanes::new();
+        let blocks = n / 16;
+        let f = |v: &[Vec3]| v.as_ptr() as *const f32;
+        for blk in 0..blocks {
+            let v = blk * 16;
+            let b = Block {
+                joints: joints.as_ptr().add(v * K),
+                weights: weights.as_ptr().add(v * K),
+                positions: f(positions).add(3 * v),
+                normals: f(normals).wrapping_add(3 * v),
+                out_positions: (out_positions.as_mut_ptr() as *mut f32).add(3 * v),
+                out_normals: (out_normals.as_mut_ptr() as *mut f32).wrapping_add(3 * v),
+            };
+            lbs_block::<M, K>(mats, b, with_normals, &lanes);
+        }
+        let done = blocks * 16;
+        let rest = n - done;
+        if rest == 0 {
+            return;
+        }
+        // Padding vertices take joint 0 (the palette is not empty: a
+        // vertex names a joint inside it) with weight 0 at the origin.
+        let mut js = [0u16; 16 * 8];
+        let mut ws = [0.0f32; 16 * 8];
+        let mut p = [Vec3::ZERO; 16];
+        let mut nn = [Vec3::ZERO; 16];
+        let mut op = [Vec3::ZERO; 16];
+        let mut on = [Vec3::ZERO; 16];
+        js[..rest * K].copy_from_slice(&joints[done * K..]);
+        ws[..rest * K].copy_from_slice(&weights[done * K..]);
+        p[..rest].copy_from_slice(&positions[done..]);
+        if with_normals {
+            nn[..rest].copy_from_slice(&normals[done..]);
+        }
+        let b = Block {
+            joints: js.as_ptr(),
+            weights: ws.as_ptr(),
+            positions: f(&p),
+            normals: f(&nn),
+            out_positions: op.as_mut_ptr() as *mut f32,
+            out_normals: on.as_mut_ptr() as *mut f32,
+        };
+        lbs_block::<M, K>(mats, b, with_normals, &lanes);
+        out_positions[done..].copy_from_slice(&op[..rest]);
+        if with_normals {
+            out_normals[done..].copy_from_slice(&on[..rest]);
+        }
+    }
+}
