@@ -68,7 +68,7 @@ pub fn partition_bones(
             influences.weights.len()
         )));
     }
-    if indices.len() % 3 != 0 {
+    if !indices.len().is_multiple_of(3) {
         return Err(MeshError::Invalid(format!(
             "{} indices is not a whole number of triangles",
             indices.len()

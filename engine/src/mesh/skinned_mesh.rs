@@ -55,7 +55,7 @@ impl SkinnedMesh {
         {
             return bad("influence slots", inf.joints.len().min(inf.weights.len()));
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(MeshError::Invalid(format!(
                 "mesh {:?}: {} indices is not a whole number of triangles",
                 self.name,

@@ -190,7 +190,7 @@ fn triangulate(ctx: &Ctx<'_>, item: &str, mode: Mode, c: Vec<u32>) -> Result<Vec
             Ok(out)
         }
         _ => {
-            if c.len() % 3 != 0 {
+            if !c.len().is_multiple_of(3) {
                 return Err(ctx.err(
                     item,
                     FaultKind::Count,
@@ -282,7 +282,7 @@ fn read_influences(
                     // Joints under zero weights are often junk; only live
                     // ones must name a joint of the skin.
                     joints[slot] = jv.min(u16::MAX as u32) as u16;
-                    if max_joint.as_ref().map_or(true, |(m, _)| jv > *m) {
+                    if max_joint.as_ref().is_none_or(|(m, _)| jv > *m) {
                         max_joint = Some((jv, jname.clone()));
                     }
                 }
