@@ -290,26 +290,27 @@ impl QuatTranslationSkinningJob<'_> {
         )
     }
 
+    /// Rebuilds each palette entry's matrix once (not once per influence:
+    /// the numbers are the same) and blends them with [`LinearBlendJob`].
+    /// Allocates one matrix per palette entry.
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
-        let k = self.per_vertex;
-        let with_normals = !self.normals.is_empty();
-        for v in 0..self.positions.len() {
-            let mut m3 = Mat3A::ZERO;
-            let mut t = Vec3A::ZERO;
-            for s in v * k..v * k + k {
-                let bone = self.palette[self.joints[s] as usize].to_affine();
-                let w = self.weights[s];
-                m3 += bone.matrix3 * w;
-                t += bone.translation * w;
-            }
-            self.out_positions[v] = (m3 * Vec3A::from(self.positions[v]) + t).into();
-            if with_normals {
-                let n = cofactor(&m3) * Vec3A::from(self.normals[v]);
-                self.out_normals[v] = n.normalize_or_zero().into();
-            }
+        let skin: Vec<Affine3A> = self
+            .palette
+            .iter()
+            .map(QuatTranslation::to_affine)
+            .collect();
+        LinearBlendJob {
+            skin: &skin,
+            per_vertex: self.per_vertex,
+            joints: self.joints,
+            weights: self.weights,
+            positions: self.positions,
+            normals: self.normals,
+            out_positions: self.out_positions,
+            out_normals: self.out_normals,
         }
-        Ok(())
+        .run()
     }
 }
 
