@@ -1,29 +1,9 @@
 //! The inspect binary end to end on the shared assets (skipped with a notice
 //! when they are absent, as the other asset tests are).
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn asset(rel: &str) -> Option<PathBuf> {
-    let dir = match std::env::var_os("VKSKIN_ASSETS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-    };
-    if dir.join("INDEX.md").is_file() {
-        return Some(dir.join(rel));
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "CI=true but the shared assets are missing at {}",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "NOTICE: skipping: shared assets not found at {}",
-        dir.display()
-    );
-    None
-}
+use vkskin_tests::asset;
 
 fn inspect(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_inspect"))
