@@ -251,11 +251,17 @@ impl Skinning {
             out_n: vec![Vec3::ZERO; n],
         }
     }
-    fn lbs_positions(&mut self, k: usize) {
+    /// LBS with `k` influences, with or without normals.
+    fn lbs(&mut self, k: usize, with_normals: bool) {
         let (joints, weights) = if k == 4 {
             (&self.joints4, &self.weights4)
         } else {
             (&self.joints1, &self.weights1)
+        };
+        let (normals, out_normals): (&[Vec3], &mut [Vec3]) = if with_normals {
+            (&self.normals, &mut self.out_n)
+        } else {
+            (&[], &mut [])
         };
         let r = LinearBlendJob {
             skin: &self.palette,
@@ -263,28 +269,9 @@ impl Skinning {
             joints,
             weights,
             positions: &self.positions,
-            normals: &[],
+            normals,
             out_positions: &mut self.out_p,
-            out_normals: &mut [],
-        }
-        .run();
-        black_box(r.is_ok());
-    }
-    fn lbs(&mut self, k: usize) {
-        let (joints, weights) = if k == 4 {
-            (&self.joints4, &self.weights4)
-        } else {
-            (&self.joints1, &self.weights1)
-        };
-        let r = LinearBlendJob {
-            skin: &self.palette,
-            per_vertex: k,
-            joints,
-            weights,
-            positions: &self.positions,
-            normals: &self.normals,
-            out_positions: &mut self.out_p,
-            out_normals: &mut self.out_n,
+            out_normals,
         }
         .run();
         black_box(r.is_ok());
@@ -400,8 +387,8 @@ fn criterion_benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("skinning-100k");
     g.throughput(Throughput::Elements(vertices() as u64));
     g.sample_size(20);
-    g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4)));
-    g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1)));
+    g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4, true)));
+    g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1, true)));
     g.bench_function("dqs-4-normals", |b| b.iter(|| sk.dqs()));
     g.finish();
 }
@@ -583,10 +570,10 @@ fn summary() {
             continue;
         }
         let v = per_element(vertices(), || match which {
-            0 => sk.lbs(4),
-            1 => sk.lbs(1),
-            3 => sk.lbs_positions(4),
-            4 => sk.lbs_positions(1),
+            0 => sk.lbs(4, true),
+            1 => sk.lbs(1, true),
+            3 => sk.lbs(4, false),
+            4 => sk.lbs(1, false),
             _ => sk.dqs(),
         });
         rows.push(Row {

@@ -417,26 +417,29 @@ mod tests {
             .abs_diff_eq(Vec3::new(0.5, 1.5, 4.0), 1e-6));
     }
 
+    /// `n` random transforms, rotations in either hemisphere, translations
+    /// scaled by `reach`.
+    fn random_pose(rng: &mut impl rand::Rng, n: usize, reach: f32) -> Vec<Transform> {
+        (0..n)
+            .map(|_| Transform {
+                translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()) * reach,
+                rotation: Quat::from_euler(
+                    glam::EulerRot::XYZ,
+                    rng.gen_range(-3.0..3.0),
+                    rng.gen_range(-1.5..1.5),
+                    rng.gen_range(-3.0..3.0),
+                ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
+                scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
+            })
+            .collect()
+    }
+
     #[test]
     fn fast_two_layer_blend_matches_the_general_loop() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(61);
-        let pose = |rng: &mut rand::rngs::StdRng| -> Vec<Transform> {
-            (0..21)
-                .map(|_| Transform {
-                    translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
-                    rotation: Quat::from_euler(
-                        glam::EulerRot::XYZ,
-                        rng.gen_range(-3.0..3.0),
-                        rng.gen_range(-1.5..1.5),
-                        rng.gen_range(-3.0..3.0),
-                    ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
-                    scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
-                })
-                .collect()
-        };
-        let a = pose(&mut rng);
-        let b = pose(&mut rng);
+        let a = random_pose(&mut rng, 21, 1.0);
+        let b = random_pose(&mut rng, 21, 1.0);
         let rest = vec![Transform::IDENTITY; 21];
         let fast = run(
             &[BlendLayer::new(&a, 0.3), BlendLayer::new(&b, 0.9)],
@@ -469,21 +472,10 @@ mod tests {
             use rand::{Rng, SeedableRng};
             let mut rng = rand::rngs::StdRng::seed_from_u64(62);
             let n = 40;
-            let pose = |rng: &mut rand::rngs::StdRng| -> Vec<Transform> {
-                (0..n)
-                    .map(|_| Transform {
-                        translation: Vec3::new(rng.gen(), rng.gen(), rng.gen()) * 10.0,
-                        rotation: Quat::from_euler(
-                            glam::EulerRot::XYZ,
-                            rng.gen_range(-3.0..3.0),
-                            rng.gen_range(-1.5..1.5),
-                            rng.gen_range(-3.0..3.0),
-                        ) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 },
-                        scale: Vec3::new(rng.gen(), rng.gen(), rng.gen()),
-                    })
-                    .collect()
-            };
-            let (a, b) = (pose(&mut rng), pose(&mut rng));
+            let (a, b) = (
+                random_pose(&mut rng, n, 10.0),
+                random_pose(&mut rng, n, 10.0),
+            );
             let (wa, wb) = (0.35, 0.65);
             let mut want = vec![Transform::IDENTITY; n];
             blend2_scalar(&a, &b, wa, wb, &mut want, 0);
