@@ -1,5 +1,3 @@
-//! Models built in code: the engine's own demo content, needing no files.
-
 use glam::{Affine3A, Quat, Vec3};
 
 use crate::anim::{Skeleton, Skin, Transform};
