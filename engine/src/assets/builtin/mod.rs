@@ -1,11 +1,14 @@
 //! Models built in code: the engine's own demo content, needing no files.
 //!
 //! [`Trident`] is seed 000's whitebox; [`Character`] the viewer's default
-//! character.
+//! character; [`TwistCylinder`] the candy-wrapper comparison of linear and
+//! dual-quaternion skinning.
 
 mod character;
 mod trident;
 mod tube;
+mod twist;
 
 pub use character::{Character, CharacterDesc};
 pub use trident::Trident;
+pub use twist::TwistCylinder;
