@@ -2,9 +2,11 @@
 //!
 //! [`Trident`] is seed 000's whitebox; [`Character`] the viewer's default
 //! character; [`TwistCylinder`] the candy-wrapper comparison of linear and
-//! dual-quaternion skinning.
+//! dual-quaternion skinning; [`procedural`] generates test and benchmark
+//! content from counts and seeds.
 
 mod character;
+pub mod procedural;
 mod trident;
 mod tube;
 mod twist;

@@ -1,5 +1,5 @@
 //! Tubes around a centre line, the one shape every procedural model here is
-//! made of, and how their vertices are weighted to joints.
+//! made of, and the two ways their vertices are weighted to joints.
 
 use std::f32::consts::{FRAC_PI_2, TAU};
 
@@ -360,6 +360,42 @@ pub(super) fn owner_spans(nodes: &[f32], owners: &[u16]) -> Vec<(u16, f32, f32)>
         }
     }
     spans
+}
+
+/// Uniform cubic B-spline weights of a chain of bones, bone `k` centred on
+/// the middle of segment `k`; `t` is in segment units (segment `k` spans
+/// `[k, k + 1]`). At most four bones are non-zero, and only three where `t`
+/// is a segment's middle (a knot), so triangles between rings that never
+/// straddle a knot need at most four. Bones past the chain's ends drop out
+/// and the rest are renormalised later.
+pub(super) fn bspline_weights(t: f32, bones: &[u16]) -> Vec<(u16, f32)> {
+    let u = t - 0.5;
+    let mut m = u.floor();
+    let mut f = u - m;
+    // Rings meant to sit on a knot must give the fourth bone exactly zero.
+    const SNAP: f32 = 1e-3;
+    if f > 1.0 - SNAP {
+        m += 1.0;
+        f = 0.0;
+    } else if f < SNAP {
+        f = 0.0;
+    }
+    let g = 1.0 - f;
+    let w = [
+        g * g * g / 6.0,
+        (3.0 * f * f * f - 6.0 * f * f + 4.0) / 6.0,
+        (-3.0 * f * f * f + 3.0 * f * f + 3.0 * f + 1.0) / 6.0,
+        f * f * f / 6.0,
+    ];
+    let m = m as i64;
+    w.iter()
+        .enumerate()
+        .filter_map(|(k, &w)| {
+            let bone = m - 1 + k as i64;
+            (w > 0.0 && bone >= 0 && (bone as usize) < bones.len())
+                .then(|| (bones[bone as usize], w))
+        })
+        .collect()
 }
 
 /// Per-vertex `(joint, weight)` lists as [`Influences`] with exactly
