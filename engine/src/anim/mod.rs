@@ -35,8 +35,9 @@ pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, T
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
 pub use palette::{
-    encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation, polar_rotation,
-    Affine4x3, DualQuat, PaletteHierarchy, PaletteReport, QuatTranslation, SCALE_TOLERANCE,
+    dual_quat_of, encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation,
+    polar_rotation, quat_translation_of, Affine4x3, DualQuat, PaletteHierarchy, PaletteReport,
+    QuatTranslation, SCALE_TOLERANCE,
 };
 pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};

@@ -172,6 +172,21 @@ impl PaletteReport {
     pub fn is_exact(&self) -> bool {
         self.lossy.is_empty()
     }
+
+    /// Records bone `k`'s deviation (lossy above [`SCALE_TOLERANCE`]).
+    #[inline]
+    pub fn note(&mut self, k: usize, deviation: f32) {
+        if deviation > SCALE_TOLERANCE {
+            self.lossy.push(k);
+        }
+        self.max_deviation = self.max_deviation.max(deviation);
+    }
+
+    /// Adds `other`'s bones (numbered as in `other`) to this report.
+    pub fn merge(&mut self, other: &PaletteReport) {
+        self.lossy.extend_from_slice(&other.lossy);
+        self.max_deviation = self.max_deviation.max(other.max_deviation);
+    }
 }
 
 /// Relative tolerance under which a scale counts as uniform (or as one).
@@ -221,6 +236,16 @@ fn rotation_and_scale(m: &Mat3A) -> (Quat, f32, f32) {
     (Quat::from_mat3a(&r).normalize(), uniform, dev)
 }
 
+/// One bone of [`encode_quat_translation`]: the nearest rotation, the mean
+/// scale and the translation of `m`, with how far `m` is from that
+/// (relative non-uniform scale or shear; above [`SCALE_TOLERANCE`] the bone
+/// is lossy).
+#[inline]
+pub fn quat_translation_of(m: &Affine3A) -> (QuatTranslation, f32) {
+    let (q, s, dev) = rotation_and_scale(&m.matrix3);
+    (QuatTranslation::new(q, m.translation.into(), s), dev)
+}
+
 /// Encodes skinning matrices as quaternion + translation + uniform scale.
 /// A bone with non-uniform scale or shear gets its nearest rotation and its
 /// mean scale, and is listed in the report.
@@ -231,12 +256,9 @@ pub fn encode_quat_translation(
     check_len("quaternion + translation palette", skin.len(), out.len())?;
     let mut report = PaletteReport::default();
     for (k, (o, m)) in out.iter_mut().zip(skin).enumerate() {
-        let (q, s, dev) = rotation_and_scale(&m.matrix3);
-        if dev > SCALE_TOLERANCE {
-            report.lossy.push(k);
-        }
-        report.max_deviation = report.max_deviation.max(dev);
-        *o = QuatTranslation::new(q, m.translation.into(), s);
+        let (qt, dev) = quat_translation_of(m);
+        report.note(k, dev);
+        *o = qt;
     }
     Ok(report)
 }
@@ -270,6 +292,46 @@ impl PaletteHierarchy {
             order: (0..len as u16).collect(),
             parent: vec![NO_PARENT; len],
         }
+    }
+
+    /// The hierarchy of a sub-palette whose entry `k` is this palette's
+    /// entry `bones[k]` (a bone partition): each entry follows its nearest
+    /// ancestor, through this hierarchy, that the sub-palette also holds.
+    /// Entries of `bones` outside this palette become roots.
+    pub fn restrict(&self, bones: &[u16]) -> Self {
+        let n = self.parent.len();
+        let mut local = vec![NO_PARENT; n];
+        for (k, &b) in bones.iter().enumerate() {
+            if (b as usize) < n && local[b as usize] == NO_PARENT {
+                local[b as usize] = k as u16;
+            }
+        }
+        let mut rank = vec![usize::MAX; n];
+        for (r, &e) in self.order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(e as usize) {
+                *slot = r;
+            }
+        }
+        let mut order: Vec<u16> = (0..bones.len() as u16).collect();
+        order.sort_by_key(|&k| rank.get(bones[k as usize] as usize).copied().unwrap_or(0));
+        let parent = bones
+            .iter()
+            .map(|&b| {
+                let mut a = self.parent.get(b as usize).copied().unwrap_or(NO_PARENT);
+                // At most `n` steps: a malformed (cyclic) hierarchy cannot hang.
+                for _ in 0..n {
+                    if a == NO_PARENT || a as usize >= n {
+                        return NO_PARENT;
+                    }
+                    if local[a as usize] != NO_PARENT {
+                        return local[a as usize];
+                    }
+                    a = self.parent[a as usize];
+                }
+                NO_PARENT
+            })
+            .collect();
+        Self { order, parent }
     }
 
     pub fn new(skin: &Skin, skeleton: &Skeleton) -> Result<Self, AnimError> {
@@ -346,21 +408,6 @@ fn encode_dq(
                 "palette hierarchy order names entry {k} twice or out of range"
             )));
         }
-        let m = &skin[k];
-        let r = polar_rotation(&m.matrix3);
-        let s = r.transpose() * m.matrix3;
-        let dev = (s - Mat3A::IDENTITY)
-            .to_cols_array()
-            .iter()
-            .fold(0.0f32, |a, d| a.max(d.abs()));
-        if dev > SCALE_TOLERANCE {
-            report.lossy.push(k);
-        }
-        report.max_deviation = report.max_deviation.max(dev);
-        if let Some(ss) = scale_shear.as_deref_mut() {
-            ss[k] = s;
-        }
-        let mut q = Quat::from_mat3a(&r).normalize();
         let reference = match hierarchy.parent[k] {
             NO_PARENT => Quat::IDENTITY,
             p if (p as usize) < skin.len() && done[p as usize] => out[p as usize].real(),
@@ -370,12 +417,38 @@ fn encode_dq(
                 )))
             }
         };
-        if q.dot(reference) < 0.0 {
-            q = -q;
+        let (dq, s, dev) = dual_quat_of(&skin[k], reference);
+        report.note(k, dev);
+        if let Some(ss) = scale_shear.as_deref_mut() {
+            ss[k] = s;
         }
-        out[k] = DualQuat::from_rotation_translation(q, m.translation.into());
+        out[k] = dq;
     }
     Ok(report)
+}
+
+/// One bone of [`encode_dual_quat`] / [`encode_dual_quat_scale`]: `m`
+/// split as `[R | t] * [S | 0]` (`R` its polar rotation), the rigid part as
+/// a unit dual quaternion whose real part shares a hemisphere with
+/// `reference`, the scale/shear `S`, and how far `S` is from the identity
+/// (above [`SCALE_TOLERANCE`] rigid dual-quaternion skinning loses it).
+#[inline]
+pub fn dual_quat_of(m: &Affine3A, reference: Quat) -> (DualQuat, Mat3A, f32) {
+    let r = polar_rotation(&m.matrix3);
+    let s = r.transpose() * m.matrix3;
+    let dev = (s - Mat3A::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .fold(0.0f32, |a, d| a.max(d.abs()));
+    let mut q = Quat::from_mat3a(&r).normalize();
+    if q.dot(reference) < 0.0 {
+        q = -q;
+    }
+    (
+        DualQuat::from_rotation_translation(q, m.translation.into()),
+        s,
+        dev,
+    )
 }
 
 #[cfg(test)]
@@ -509,6 +582,24 @@ mod encoding_tests {
         for i in 1..n {
             assert!(dq[i].real().dot(dq[i - 1].real()) >= 0.0, "{i}");
         }
+    }
+
+    #[test]
+    fn restricted_hierarchy_follows_the_nearest_kept_ancestor() {
+        // Chain 0 <- 1 <- 2 <- 3 <- 4; keep {4, 1, 3}: 1 is a root (0 is
+        // gone), 3 follows 1 (2 is gone), 4 follows 3.
+        let full = PaletteHierarchy {
+            order: vec![0, 1, 2, 3, 4],
+            parent: vec![NO_PARENT, 0, 1, 2, 3],
+        };
+        let sub = full.restrict(&[4, 1, 3]);
+        assert_eq!(sub.parent, vec![2, NO_PARENT, 1]);
+        // Ancestors first: local 1 (bone 1), local 2 (bone 3), local 0 (bone 4).
+        assert_eq!(sub.order, vec![1, 2, 0]);
+        // Encoding through it is valid: parents come before children.
+        let mats = vec![Affine3A::from_rotation_z(2.0); 3];
+        let mut dq = vec![DualQuat::default(); 3];
+        encode_dual_quat(&mats, &sub, &mut dq).unwrap();
     }
 
     #[test]

@@ -5,6 +5,7 @@ use bytemuck::Pod;
 use gpu_allocator::vulkan::Allocation;
 pub use gpu_allocator::MemoryLocation;
 
+use super::retire::Garbage;
 use super::{one_shot, Device, GpuError, GpuResult};
 
 /// A buffer to create. `GpuOnly` memory is device-local (fill it with
@@ -222,11 +223,50 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: owners keep buffers alive until the GPU is done with them
-        // (frames in flight wait on their fence before reusing or dropping).
-        unsafe { self.device.raw().destroy_buffer(self.raw, None) };
-        if let Some(a) = self.allocation.take() {
-            self.device.free(a);
-        }
+        // Destroyed once the frames that may use it have retired.
+        self.device
+            .retire(Garbage::Buffer(self.raw, self.allocation.take()));
+    }
+}
+
+/// A typed view of a buffer (uniform or storage texel buffer), destroyed
+/// once the frames that may use it have retired.
+pub struct BufferView {
+    device: Arc<Device>,
+    raw: vk::BufferView,
+}
+
+impl BufferView {
+    /// A view of `range` bytes of `buffer` from `offset` as `format` texels.
+    pub fn new(
+        device: &Arc<Device>,
+        buffer: &Buffer,
+        format: vk::Format,
+        offset: u64,
+        range: u64,
+    ) -> GpuResult<Self> {
+        buffer.check_range(offset, range as usize)?;
+        let info = vk::BufferViewCreateInfo::default()
+            .buffer(buffer.raw())
+            .format(format)
+            .offset(offset)
+            .range(range);
+        // SAFETY: a live buffer created with a texel-buffer usage (the
+        // validation layer checks the usage and format).
+        let raw = unsafe { device.raw().create_buffer_view(&info, None)? };
+        Ok(Self {
+            device: device.clone(),
+            raw,
+        })
+    }
+
+    pub fn raw(&self) -> vk::BufferView {
+        self.raw
+    }
+}
+
+impl Drop for BufferView {
+    fn drop(&mut self) {
+        self.device.retire(Garbage::BufferView(self.raw));
     }
 }

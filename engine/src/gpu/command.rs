@@ -81,7 +81,10 @@ pub fn one_shot<R>(
     let out = out?;
     ended?;
     let fence = Fence::new(device, false)?;
+    // The fence covers every earlier submission, frames included.
+    let before = device.submitted_frame();
     submit_and_wait(device, cmd, &fence)?;
+    device.frame_completed(before);
     Ok(out)
 }
 

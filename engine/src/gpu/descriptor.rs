@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::{Buffer, Device, GpuResult};
+use super::retire::Garbage;
+use super::{Buffer, BufferView, Device, GpuResult};
 
 /// One binding of a set layout.
 #[derive(Clone, Copy, Debug)]
@@ -64,13 +65,7 @@ impl DescriptorSetLayout {
 
 impl Drop for DescriptorSetLayout {
     fn drop(&mut self) {
-        // SAFETY: pipelines and sets made with it need not outlive it
-        // (Vulkan allows destroying a layout once nothing is being created).
-        unsafe {
-            self.device
-                .raw()
-                .destroy_descriptor_set_layout(self.raw, None)
-        };
+        self.device.retire(Garbage::DescriptorSetLayout(self.raw));
     }
 }
 
@@ -125,8 +120,9 @@ impl DescriptorPool {
 
 impl Drop for DescriptorPool {
     fn drop(&mut self) {
-        // SAFETY: owners make sure no pending command buffer uses its sets.
-        unsafe { self.device.raw().destroy_descriptor_pool(self.raw, None) };
+        // Its sets die with it: destroyed once the frames that may have
+        // them bound have retired.
+        self.device.retire(Garbage::DescriptorPool(self.raw));
     }
 }
 
@@ -138,10 +134,24 @@ pub fn write_buffer(
     ty: vk::DescriptorType,
     buffer: &Buffer,
 ) {
+    write_buffer_range(device, set, binding, ty, buffer, 0, buffer.size());
+}
+
+/// Points `binding` of `set` at `range` bytes of `buffer` from `offset`
+/// (for dynamic uniform buffers, the window each dynamic offset moves).
+pub fn write_buffer_range(
+    device: &Device,
+    set: vk::DescriptorSet,
+    binding: u32,
+    ty: vk::DescriptorType,
+    buffer: &Buffer,
+    offset: u64,
+    range: u64,
+) {
     let info = [vk::DescriptorBufferInfo::default()
         .buffer(buffer.raw())
-        .offset(0)
-        .range(buffer.size())];
+        .offset(offset)
+        .range(range)];
     let write = [vk::WriteDescriptorSet::default()
         .dst_set(set)
         .dst_binding(binding)
@@ -149,5 +159,23 @@ pub fn write_buffer(
         .buffer_info(&info)];
     // SAFETY: the set is not in use by a pending command buffer (callers
     // write sets once, before first use).
+    unsafe { device.raw().update_descriptor_sets(&write, &[]) };
+}
+
+/// Points `binding` of `set` at a texel buffer view.
+pub fn write_texel_buffer(
+    device: &Device,
+    set: vk::DescriptorSet,
+    binding: u32,
+    ty: vk::DescriptorType,
+    view: &BufferView,
+) {
+    let views = [view.raw()];
+    let write = [vk::WriteDescriptorSet::default()
+        .dst_set(set)
+        .dst_binding(binding)
+        .descriptor_type(ty)
+        .texel_buffer_view(&views)];
+    // SAFETY: as in `write_buffer_range`.
     unsafe { device.raw().update_descriptor_sets(&write, &[]) };
 }

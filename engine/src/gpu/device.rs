@@ -6,6 +6,7 @@ use gpu_allocator::vulkan::{
 };
 use gpu_allocator::MemoryLocation;
 
+use super::retire::{Garbage, RetireQueue};
 use super::{select_device, GpuError, GpuResult, Instance, PhysicalDevice, Surface};
 
 /// Longest the engine waits on one fence before reporting [`GpuError::Timeout`]
@@ -34,6 +35,8 @@ pub struct EnabledFeatures {
     pub timestamps: bool,
     /// Needed by compute shaders compiled for Vulkan 1.3 (LocalSizeId).
     pub maintenance4: bool,
+    /// Many draws from one indirect buffer (instances of pre-skinned meshes).
+    pub multi_draw_indirect: bool,
 }
 
 /// The logical device, its one graphics + compute queue and the memory
@@ -49,6 +52,7 @@ pub struct Device {
     allocator: Mutex<Option<Allocator>>,
     features: EnabledFeatures,
     swapchain: Option<ash::khr::swapchain::Device>,
+    retire: RetireQueue,
 }
 
 impl Device {
@@ -87,11 +91,13 @@ impl Device {
                 .get(queue_family as usize)
                 .is_some_and(|f| f.timestamp_valid_bits > 0),
             maintenance4: f13.maintenance4 == vk::TRUE,
+            multi_draw_indirect: have.multi_draw_indirect == vk::TRUE,
         };
         let core = vk::PhysicalDeviceFeatures::default()
             .fill_mode_non_solid(features.fill_mode_non_solid)
             .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
-            .wide_lines(features.wide_lines);
+            .wide_lines(features.wide_lines)
+            .multi_draw_indirect(features.multi_draw_indirect);
         // glslang's SPIR-V 1.6 (Vulkan 1.3 target) declares compute
         // workgroup sizes with LocalSizeId, which needs maintenance4.
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
@@ -147,6 +153,7 @@ impl Device {
             allocator: Mutex::new(Some(allocator)),
             features,
             swapchain,
+            retire: RetireQueue::default(),
         }))
     }
 
@@ -212,6 +219,82 @@ impl Device {
         }
     }
 
+    /// Begins a frame on the device's frame clock and returns its number
+    /// (1, 2, ...). Objects dropped from now on wait for this frame to
+    /// retire. `render::FramesInFlight` calls it; an embedding host calls
+    /// it through `render::Embedded`.
+    pub fn begin_frame(&self) -> u64 {
+        self.retire.begin_frame()
+    }
+
+    /// Records that frame `frame`'s commands were submitted.
+    pub fn frame_submitted(&self, frame: u64) {
+        self.retire.frame_submitted(frame);
+    }
+
+    /// Records that frame `frame` (and every frame submitted before it) has
+    /// finished on the GPU, and frees what was waiting for it.
+    pub fn frame_completed(&self, frame: u64) {
+        self.retire.frame_completed(frame);
+        self.collect_garbage();
+    }
+
+    /// The newest frame known complete.
+    pub fn completed_frame(&self) -> u64 {
+        self.retire.completed()
+    }
+
+    /// The newest frame submitted (see [`Device::frame_submitted`]).
+    pub fn submitted_frame(&self) -> u64 {
+        self.retire.submitted()
+    }
+
+    /// Destroys the parked objects whose frames have retired.
+    pub fn collect_garbage(&self) {
+        let mut ready = Vec::new();
+        self.retire.take_ready(false, &mut ready);
+        self.destroy_now(ready);
+    }
+
+    /// Objects dropped but waiting for their frames to retire.
+    pub fn parked_objects(&self) -> usize {
+        self.retire.parked()
+    }
+
+    /// Turns deferred destruction off (on by default): dropped objects are
+    /// destroyed at once even if a frame in flight uses them. Only for
+    /// tests that show the validation layer catches exactly that.
+    pub fn set_deferred_destruction(&self, on: bool) {
+        self.retire.set_enabled(on);
+    }
+
+    /// Destroys `g` once the frames that may use it have retired.
+    pub(crate) fn retire(&self, g: Garbage) {
+        if let Some(g) = self.retire.park(g) {
+            self.destroy_now(std::iter::once(g));
+        }
+    }
+
+    fn destroy_now(&self, garbage: impl IntoIterator<Item = Garbage>) {
+        let mut garbage = garbage.into_iter().peekable();
+        if garbage.peek().is_none() {
+            return;
+        }
+        let mut guard = self.allocator.lock().unwrap_or_else(|e| e.into_inner());
+        let mut free = |a| {
+            if let Some(alloc) = guard.as_mut() {
+                if let Err(e) = alloc.free(a) {
+                    log::error!("vkskin: freeing GPU memory failed: {e}");
+                }
+            }
+        };
+        for g in garbage {
+            // SAFETY: the object's frames have retired (or deferral is off
+            // by the caller's explicit choice).
+            unsafe { g.destroy(&self.raw, &mut free) };
+        }
+    }
+
     pub(crate) fn allocate(
         &self,
         name: &str,
@@ -250,6 +333,10 @@ impl Drop for Device {
         if let Err(e) = unsafe { self.raw.device_wait_idle() } {
             log::error!("vkskin: device_wait_idle at teardown failed: {e}");
         }
+        // The GPU is idle: everything parked can go.
+        let mut parked = Vec::new();
+        self.retire.take_ready(true, &mut parked);
+        self.destroy_now(parked);
         // The allocator frees its memory blocks: before the device goes.
         drop(
             self.allocator

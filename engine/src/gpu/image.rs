@@ -4,6 +4,7 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
+use super::retire::Garbage;
 use super::{Device, GpuError, GpuResult};
 
 /// A 2D, single-mip, single-sample image to create, with one view.
@@ -114,15 +115,12 @@ impl Image {
 
 impl Drop for Image {
     fn drop(&mut self) {
-        let d = self.device.raw();
-        // SAFETY: owners keep images alive until the GPU is done with them.
-        unsafe {
-            d.destroy_image_view(self.view, None);
-            d.destroy_image(self.raw, None);
-        }
-        if let Some(a) = self.allocation.take() {
-            self.device.free(a);
-        }
+        // Destroyed once the frames that may use it have retired.
+        self.device.retire(Garbage::Image(
+            self.raw,
+            self.view,
+            self.allocation.take(),
+        ));
     }
 }
 

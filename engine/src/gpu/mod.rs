@@ -20,16 +20,20 @@ mod physical_device;
 mod pipeline;
 mod query;
 pub mod reflect;
+mod retire;
 mod shader;
 mod swapchain;
 mod sync;
 
 pub use ash;
 pub use ash::vk;
-pub use barrier::{pipeline_barrier, BufferBarrier, ImageBarrier};
-pub use buffer::{Buffer, BufferDesc, MemoryLocation};
+pub use barrier::{memory_barrier, pipeline_barrier, BufferBarrier, ImageBarrier};
+pub use buffer::{Buffer, BufferDesc, BufferView, MemoryLocation};
 pub use command::{begin, end, one_shot, submit_and_wait, CommandPool};
-pub use descriptor::{write_buffer, BindingDesc, DescriptorPool, DescriptorSetLayout};
+pub use descriptor::{
+    write_buffer, write_buffer_range, write_texel_buffer, BindingDesc, DescriptorPool,
+    DescriptorSetLayout,
+};
 pub use device::{Device, DeviceDesc, EnabledFeatures, FENCE_TIMEOUT_NS};
 pub use error::{GpuError, GpuResult};
 pub use image::{full_range, Image, ImageDesc};

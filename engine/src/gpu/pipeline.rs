@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::retire::Garbage;
 use super::{Device, GpuError, GpuResult, ShaderModule};
 
 /// A pipeline layout, destroyed on drop.
@@ -42,8 +43,9 @@ impl PipelineLayout {
 
 impl Drop for PipelineLayout {
     fn drop(&mut self) {
-        // SAFETY: pipelines made with it hold an Arc, so are gone.
-        unsafe { self.device.raw().destroy_pipeline_layout(self.raw, None) };
+        // Pipelines made with it hold an Arc, so are gone; frames in flight
+        // may still have it bound.
+        self.device.retire(Garbage::PipelineLayout(self.raw));
     }
 }
 
@@ -193,7 +195,7 @@ impl Pipeline {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
-        // SAFETY: owners keep pipelines until the GPU is done with them.
-        unsafe { self.device.raw().destroy_pipeline(self.raw, None) };
+        // Destroyed once the frames that may use it have retired.
+        self.device.retire(Garbage::Pipeline(self.raw));
     }
 }

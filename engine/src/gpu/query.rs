@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::retire::Garbage;
 use super::{Device, GpuError, GpuResult};
 
 /// A pool of GPU timestamps, destroyed on drop. Reset it in the command
@@ -77,7 +78,6 @@ impl TimestampQueries {
 
 impl Drop for TimestampQueries {
     fn drop(&mut self) {
-        // SAFETY: owners wait for submissions that write the pool.
-        unsafe { self.device.raw().destroy_query_pool(self.raw, None) };
+        self.device.retire(Garbage::QueryPool(self.raw));
     }
 }

@@ -10,6 +10,10 @@ struct Slot {
     cmd: vk::CommandBuffer,
     fence: Fence,
     image_available: Semaphore,
+    /// Device frame number of the slot's last submission (0: none yet).
+    serial: u64,
+    /// `serial` before the frame being recorded, restored if it is abandoned.
+    previous: u64,
 }
 
 /// A frame being recorded: `index` picks the per-frame copies (palettes,
@@ -17,8 +21,11 @@ struct Slot {
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     pub index: usize,
-    /// Frames begun so far, this one included.
+    /// Frames begun so far through this `FramesInFlight`, this one included.
     pub number: u64,
+    /// The frame's number on the device's frame clock (see
+    /// [`Device::begin_frame`]): what deferred destruction waits for.
+    pub serial: u64,
     pub cmd: vk::CommandBuffer,
     /// For swapchain targets: signalled when the acquired image is ready.
     pub image_available: vk::Semaphore,
@@ -50,6 +57,8 @@ impl FramesInFlight {
                 // Signalled: the first wait on each slot returns at once.
                 fence: Fence::new(device, true)?,
                 image_available: Semaphore::new(device)?,
+                serial: 0,
+                previous: 0,
             });
         }
         Ok(Self {
@@ -77,6 +86,9 @@ impl FramesInFlight {
         let index = self.next;
         let slot = &self.slots[index];
         slot.fence.wait()?;
+        // The slot's last frame, and everything submitted before it, is done:
+        // objects dropped while it was in flight can go now.
+        self.device.frame_completed(slot.serial);
         // SAFETY: the fence says the buffer is no longer pending.
         unsafe {
             self.device
@@ -84,13 +96,19 @@ impl FramesInFlight {
                 .reset_command_buffer(slot.cmd, vk::CommandBufferResetFlags::empty())?
         };
         begin(&self.device, slot.cmd)?;
+        let (cmd, image_available) = (slot.cmd, slot.image_available.raw());
+        let serial = self.device.begin_frame();
+        let slot = &mut self.slots[index];
+        slot.previous = slot.serial;
+        slot.serial = serial;
         self.recording = Some(index);
         self.number += 1;
         Ok(Frame {
             index,
             number: self.number,
-            cmd: slot.cmd,
-            image_available: slot.image_available.raw(),
+            serial,
+            cmd,
+            image_available,
         })
     }
 
@@ -107,31 +125,27 @@ impl FramesInFlight {
         self.check(frame)?;
         let slot = &self.slots[frame.index];
         end(&self.device, slot.cmd)?;
-        let waits: Vec<_> = wait
-            .map(|(s, stage)| {
-                vk::SemaphoreSubmitInfo::default()
-                    .semaphore(s)
-                    .stage_mask(stage)
-            })
-            .into_iter()
-            .collect();
-        let signals: Vec<_> = signal
-            .map(|s| {
-                vk::SemaphoreSubmitInfo::default()
-                    .semaphore(s)
-                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            })
-            .into_iter()
-            .collect();
+        let waits = wait.map(|(s, stage)| {
+            [vk::SemaphoreSubmitInfo::default()
+                .semaphore(s)
+                .stage_mask(stage)]
+        });
+        let signals = signal.map(|s| {
+            [vk::SemaphoreSubmitInfo::default()
+                .semaphore(s)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)]
+        });
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(slot.cmd)];
         let submit = [vk::SubmitInfo2::default()
-            .wait_semaphore_infos(&waits)
+            .wait_semaphore_infos(waits.as_ref().map_or(&[], |w| &w[..]))
             .command_buffer_infos(&cmds)
-            .signal_semaphore_infos(&signals)];
+            .signal_semaphore_infos(signals.as_ref().map_or(&[], |s| &s[..]))];
         slot.fence.reset()?;
         self.recording = None;
         self.next = (frame.index + 1) % self.slots.len();
-        self.device.submit(&submit, slot.fence.raw())
+        self.device.submit(&submit, slot.fence.raw())?;
+        self.device.frame_submitted(frame.serial);
+        Ok(())
     }
 
     /// Drops a begun frame without submitting it (the swapchain went out of
@@ -139,6 +153,10 @@ impl FramesInFlight {
     pub fn abandon(&mut self, frame: &Frame) -> GpuResult<()> {
         self.check(frame)?;
         end(&self.device, frame.cmd)?;
+        // Nothing was submitted: the slot's fence still stands for its
+        // previous frame, not this one.
+        let slot = &mut self.slots[frame.index];
+        slot.serial = slot.previous;
         self.recording = None;
         self.number -= 1;
         Ok(())
@@ -146,12 +164,15 @@ impl FramesInFlight {
 
     /// Waits for the frame's submission (headless readback).
     pub fn wait(&self, frame: &Frame) -> GpuResult<()> {
-        self.slots[frame.index].fence.wait()
+        self.slots[frame.index].fence.wait()?;
+        self.device.frame_completed(frame.serial);
+        Ok(())
     }
 
     pub fn wait_all(&self) -> GpuResult<()> {
         for s in &self.slots {
             s.fence.wait()?;
+            self.device.frame_completed(s.serial);
         }
         Ok(())
     }
