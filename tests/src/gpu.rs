@@ -12,13 +12,12 @@ use glam::{Affine3A, Vec3};
 use vkskin::anim::{LinearBlendJob, LocalToModelJob, Transform};
 use vkskin::assets::builtin::Trident;
 use vkskin::assets::Model;
-use vkskin::gpu::{
-    vk, Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog, ShaderSources,
-};
+use vkskin::gpu::{vk, Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog};
 use vkskin::render::{Camera, FramesInFlight, OffscreenTarget, Projection};
+use vkskin::anim::PaletteHierarchy;
 use vkskin::skin::{
-    CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, GpuMesh, PathKind, SkinPipeline,
-    SkinPipelineDesc, SkinningPath,
+    CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath,
+    SkinPathConfig,
 };
 
 /// An instance with validation + sync validation and a headless device.
@@ -51,6 +50,19 @@ impl GpuTest {
     /// Fails on any validation warning or error so far.
     pub fn assert_clean(&self) {
         assert_no_problems(&self.log);
+    }
+
+    /// Destroys the device (every other holder must be gone: teardown
+    /// messages count) and then fails on any validation warning or error.
+    pub fn finish(self) {
+        let Self { device, log } = self;
+        assert_eq!(
+            Arc::strong_count(&device),
+            1,
+            "something still holds the device; drop it before finish()"
+        );
+        drop(device);
+        assert_no_problems(&log);
     }
 }
 
@@ -123,52 +135,58 @@ pub fn cpu_skin(model: &Model, skin: &[Affine3A]) -> (Vec<Vec3>, Vec<Vec3>) {
 pub const WIRE_COLOR: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
 pub const CLEAR_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
-/// The trident drawn through one skinning path into an offscreen target,
-/// optionally in capture mode.
-pub struct TridentRig {
-    // First, so it drops first: its drop waits for every frame's fence
-    // before the resources those frames used go.
+/// A model drawn through one skinning path into an offscreen target with
+/// frames in flight, optionally in capture mode.
+pub struct PathRig {
+    // First, so it drops first: its drop waits for every frame's fence.
     frames: FramesInFlight,
-    pub model: Model,
     pub camera: Camera,
     pub target: OffscreenTarget,
     pub capture: Option<CaptureBuffer>,
-    pub path: Box<dyn SkinningPath>,
-    pipeline: SkinPipeline,
-    frame_sets: FrameSets,
-    mesh: GpuMesh,
+    pub path: SkinPath,
+    pub frame_sets: FrameSets,
+    pub mesh: PreparedMesh,
+    pub polygon: vk::PolygonMode,
 }
 
-impl TridentRig {
+impl PathRig {
+    /// `capacity_limit` forces partitioning; `size` is the target's side.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &GpuTest,
-        kind: PathKind,
-        polygon_mode: vk::PolygonMode,
+        desc: &'static PathDesc,
+        model: &Model,
+        mesh: usize,
+        polygon: vk::PolygonMode,
         capture: bool,
-    ) -> Self {
+        capacity_limit: Option<usize>,
+        frames_in_flight: usize,
+        size: u32,
+    ) -> Result<Self, GpuError> {
         let d = &gpu.device;
-        let model = Trident::model();
-        let frames_in_flight = 2;
-        let path = kind.create(d, 16, frames_in_flight).expect("path");
-        let frame_sets = FrameSets::new(d, frames_in_flight).expect("frame sets");
-        let target = OffscreenTarget::new(d, 256, 256).expect("target");
-        let pipeline = SkinPipeline::new(
-            d,
-            &ShaderSources::embedded(),
-            path.as_ref(),
-            &frame_sets,
-            &SkinPipelineDesc {
-                color_format: OffscreenTarget::COLOR_FORMAT,
-                depth_format: OffscreenTarget::DEPTH_FORMAT,
-                polygon_mode,
-                cull_mode: vk::CullModeFlags::NONE,
-                capture,
-            },
-        )
-        .expect("pipeline");
-        let mesh = GpuMesh::new(d, &model.meshes[0]).expect("mesh");
-        let capture =
-            capture.then(|| CaptureBuffer::new(d, mesh.vertex_count() as usize).expect("capture"));
+        let mut cfg = SkinPathConfig::new(
+            OffscreenTarget::COLOR_FORMAT,
+            OffscreenTarget::DEPTH_FORMAT,
+            frames_in_flight,
+        );
+        cfg.capture = capture;
+        cfg.capacity_limit = capacity_limit;
+        cfg.wireframe = polygon != vk::PolygonMode::FILL;
+        let mut path = SkinPath::new(d, desc, cfg)?;
+        let m = &model.meshes[mesh];
+        let hierarchy = PaletteHierarchy::new(&model.skins[m.skin], &model.skeleton)
+            .map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
+        let prepared = path.prepare(m, &hierarchy)?;
+        let frame_sets = FrameSets::new(d, frames_in_flight)?;
+        let target = OffscreenTarget::new(d, size, size)?;
+        let capture = match capture {
+            true => Some(CaptureBuffer::new(
+                d,
+                path.capture_layout().expect("capture layout"),
+                prepared.vertex_count() as usize * 4,
+            )?),
+            false => None,
+        };
         let camera = Camera::look_at(
             Vec3::new(0.0, 0.0, 8.0),
             Vec3::ZERO,
@@ -179,25 +197,36 @@ impl TridentRig {
                 far: 20.0,
             },
         );
-        Self {
-            model,
+        Ok(Self {
+            frames: FramesInFlight::new(d, frames_in_flight)?,
             camera,
             target,
             capture,
             path,
-            pipeline,
             frame_sets,
-            mesh,
-            frames: FramesInFlight::new(d, frames_in_flight).expect("frames"),
-        }
+            mesh: prepared,
+            polygon,
+        })
     }
 
-    /// Draws one frame with `skin` and waits for it. Returns the frame
-    /// index used and, in capture mode, the captured vertices.
-    pub fn draw(&mut self, gpu: &GpuTest, skin: &[Affine3A]) -> (usize, Vec<CapturedVertex>) {
-        let d = &gpu.device;
+    /// Draws one frame of one instance per palette, waits for it and
+    /// returns the frame slot used and, in capture mode, the captured
+    /// vertices (instance-major).
+    pub fn draw(
+        &mut self,
+        gpu: &GpuTest,
+        palettes: &[&[Affine3A]],
+        shaded: bool,
+    ) -> (usize, Vec<CapturedVertex>) {
         let frame = self.frames.begin().expect("begin");
-        self.path.upload(frame.index, skin).expect("upload");
+        self.path.begin_frame(frame.index).expect("begin frame");
+        let mut w = self
+            .path
+            .batch(frame.index, &self.mesh, palettes.len())
+            .expect("batch");
+        let batch = w.batch();
+        w.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))
+            .expect("write palettes");
         self.frame_sets
             .write(
                 frame.index,
@@ -207,34 +236,157 @@ impl TridentRig {
                         .view_proj(self.target.aspect_ratio())
                         .to_cols_array_2d(),
                     color: WIRE_COLOR,
-                    light: [0.0, 0.0, 1.0, 0.0],
+                    light: [0.3, 0.5, 1.0, if shaded { 1.0 } else { 0.0 }],
                 },
             )
             .expect("frame uniforms");
-        if let Some(c) = &self.capture {
+        let d = &gpu.device;
+        if let Some(c) = &mut self.capture {
+            let (vc, first) = batch.capture_target();
+            c.set_target(vc, first).expect("capture target");
             c.barrier_before_draw(d, frame.cmd);
         }
+        self.path
+            .prepass(frame.cmd, frame.index, &[(&batch, &self.mesh)])
+            .expect("prepass");
         self.target.begin(frame.cmd, CLEAR_COLOR);
-        self.pipeline
-            .record(
+        self.path
+            .record_draw(
                 frame.cmd,
-                &self.frame_sets,
                 frame.index,
-                self.path.as_ref(),
+                &self.frame_sets,
+                &batch,
                 &self.mesh,
+                self.polygon,
                 self.capture.as_ref(),
             )
             .expect("record");
         self.target.end_and_copy(frame.cmd);
+        self.path.finish(frame.cmd, frame.index).expect("finish");
         if let Some(c) = &self.capture {
             c.barrier_to_host(d, frame.cmd);
         }
         self.frames.submit(&frame, None, None).expect("submit");
         self.frames.wait(&frame).expect("wait");
         let captured = match &self.capture {
-            Some(c) => c.read().expect("read capture"),
+            Some(c) => c
+                .read(palettes.len() * self.mesh.vertex_count() as usize)
+                .expect("read capture"),
             None => Vec::new(),
         };
         (frame.index, captured)
     }
+}
+
+/// The path's own CPU job on `mesh`: what its GPU capture must equal.
+pub fn path_reference(
+    desc: &PathDesc,
+    mesh: &vkskin::mesh::SkinnedMesh,
+    hierarchy: &PaletteHierarchy,
+    skin: &[Affine3A],
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let n = mesh.positions.len();
+    let mut pos = vec![Vec3::ZERO; n];
+    let mut nrm = vec![Vec3::ZERO; if mesh.normals.is_empty() { 0 } else { n }];
+    desc.encoding
+        .skin_cpu(
+            skin,
+            hierarchy,
+            vkskin::skin::CpuSkinning {
+                per_vertex: mesh.influences.per_vertex,
+                joints: &mesh.influences.joints,
+                weights: &mesh.influences.weights,
+                positions: &mesh.positions,
+                normals: &mesh.normals,
+                out_positions: &mut pos,
+                out_normals: &mut nrm,
+            },
+        )
+        .expect("CPU reference job");
+    (pos, nrm)
+}
+
+/// Length of the bounding-box diagonal of `points`.
+pub fn diagonal(points: &[Vec3]) -> f32 {
+    let (lo, hi) = points.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    (hi - lo).length()
+}
+
+/// How far each reference normal moves when every palette entry is
+/// perturbed by about 2^-20 relative (two perturbations, the larger move):
+/// the conditioning of the normal at that vertex. A normal of a nearly
+/// singular blend (random rotations of any angle averaged) is
+/// ill-conditioned, and float rounding alone moves it by this much times
+/// 2^-20 / 2^-24; the comparison allows that on top of its 1e-5.
+pub fn normal_sensitivity(
+    desc: &PathDesc,
+    mesh: &vkskin::mesh::SkinnedMesh,
+    hierarchy: &PaletteHierarchy,
+    skin: &[Affine3A],
+    normals: &[Vec3],
+) -> Vec<f32> {
+    let mut sens = vec![0.0f32; normals.len()];
+    if normals.is_empty() {
+        return sens;
+    }
+    for sign in [1.0f32, -1.0] {
+        let eps = sign * (2.0f32).powi(-20);
+        let perturbed: Vec<Affine3A> = skin
+            .iter()
+            .enumerate()
+            .map(|(j, m)| {
+                let f = |k: usize| 1.0 + eps * if (j + k) % 3 == 0 { -1.0 } else { 1.0 };
+                let mut p = *m;
+                p.matrix3.x_axis *= f(0);
+                p.matrix3.y_axis *= f(1);
+                p.matrix3.z_axis *= f(2);
+                p.translation *= f(3);
+                p
+            })
+            .collect();
+        let (_, n2) = path_reference(desc, mesh, hierarchy, &perturbed);
+        for (s, (a, b)) in sens.iter_mut().zip(normals.iter().zip(&n2)) {
+            *s = s.max((*a - *b).length());
+        }
+    }
+    sens
+}
+
+/// Largest position and normal differences between `captured` and the
+/// reference, over the vertices the index list references. Normal
+/// differences are counted beyond `2 * sensitivity[v]` (see
+/// [`normal_sensitivity`]; empty for none).
+pub fn max_differences(
+    captured: &[CapturedVertex],
+    pos: &[Vec3],
+    nrm: &[Vec3],
+    indices: &[u32],
+    sensitivity: &[f32],
+) -> (f32, f32, usize) {
+    let mut used = vec![false; pos.len()];
+    for &i in indices {
+        used[i as usize] = true;
+    }
+    let (mut dp, mut dn, mut worst) = (0.0f32, 0.0f32, 0);
+    for (v, c) in captured.iter().enumerate().take(pos.len()) {
+        if !used[v] {
+            continue;
+        }
+        let p = (c.position() - pos[v]).length();
+        if !(p <= dp) {
+            dp = p;
+            worst = v;
+        }
+        if let Some(n) = nrm.get(v) {
+            let allowed = sensitivity.get(v).map_or(0.0, |s| 2.0 * s);
+            let e = ((c.normal() - *n).length() - allowed).max(0.0);
+            if !(e <= dn) {
+                dn = e;
+            }
+        }
+    }
+    (dp, dn, worst)
 }

@@ -69,6 +69,25 @@ impl TimestampQueries {
         Ok(out)
     }
 
+    /// The raw ticks when every query is available, `None` when some are
+    /// not (never waits: a frame that was never submitted reads `None`).
+    pub fn try_read_ticks(&self) -> GpuResult<Option<Vec<u64>>> {
+        let mut out = vec![0u64; self.count as usize];
+        // SAFETY: the results array matches the pool size.
+        match unsafe {
+            self.device.raw().get_query_pool_results(
+                self.raw,
+                0,
+                &mut out,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        } {
+            Ok(()) => Ok(Some(out)),
+            Err(vk::Result::NOT_READY) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Nanoseconds between queries `a` and `b`.
     pub fn elapsed_ns(&self, ticks: &[u64], a: usize, b: usize) -> Option<f64> {
         let (ta, tb) = (*ticks.get(a)?, *ticks.get(b)?);

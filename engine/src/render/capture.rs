@@ -2,11 +2,12 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Mat4};
 
-use crate::gpu::{one_shot, vk, Device, GpuError, GpuResult, ShaderSources};
+use crate::anim::{PaletteHierarchy, PaletteReport};
+use crate::gpu::{begin, end, submit_and_wait, vk, CommandPool, Device, Fence, GpuError, GpuResult};
 use crate::mesh::SkinnedMesh;
 use crate::skin::{
-    CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, GpuMesh, PathKind, SkinPipeline,
-    SkinPipelineDesc, SkinningPath,
+    CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath,
+    SkinPathConfig,
 };
 
 use super::OffscreenTarget;
@@ -15,65 +16,120 @@ use super::OffscreenTarget;
 /// skinned positions and normals back: the GPU side of every comparison
 /// with the CPU reference (tests, `inspect --path`).
 ///
-/// Each [`SkinCapture::run`] is one submission that the call waits for, so
-/// a single frame slot is reused safely.
+/// Each [`SkinCapture::run`] is one submission that the call waits for; the
+/// command pool, fence, capture buffer and path storage are made once and
+/// reused (grown when a run needs more).
 pub struct SkinCapture {
     device: Arc<Device>,
-    path: Box<dyn SkinningPath>,
-    pipeline: SkinPipeline,
+    path: SkinPath,
     frame_sets: FrameSets,
     // The draw needs a rendering scope; nothing is looked at.
     target: OffscreenTarget,
+    capture: Option<CaptureBuffer>,
+    pool: CommandPool,
+    cmd: vk::CommandBuffer,
+    fence: Fence,
 }
 
 impl SkinCapture {
-    /// A capture rig for `kind` with room for `capacity` bones per palette.
-    pub fn new(device: &Arc<Device>, kind: PathKind, capacity: usize) -> GpuResult<Self> {
-        let path = kind.create(device, capacity.max(1), 1)?;
+    /// A capture rig for path `desc`; `capacity_limit` forces fewer bones
+    /// per draw than the device allows (partitioning).
+    pub fn new(
+        device: &Arc<Device>,
+        desc: &'static PathDesc,
+        capacity_limit: Option<usize>,
+    ) -> GpuResult<Self> {
+        let mut cfg = SkinPathConfig::new(
+            OffscreenTarget::COLOR_FORMAT,
+            OffscreenTarget::DEPTH_FORMAT,
+            1,
+        );
+        cfg.capture = true;
+        cfg.capacity_limit = capacity_limit;
+        let path = SkinPath::new(device, desc, cfg)?;
         let frame_sets = FrameSets::new(device, 1)?;
-        let pipeline = SkinPipeline::new(
-            device,
-            &ShaderSources::embedded(),
-            path.as_ref(),
-            &frame_sets,
-            &SkinPipelineDesc {
-                color_format: OffscreenTarget::COLOR_FORMAT,
-                depth_format: OffscreenTarget::DEPTH_FORMAT,
-                polygon_mode: vk::PolygonMode::FILL,
-                cull_mode: vk::CullModeFlags::NONE,
-                capture: true,
-            },
-        )?;
         let target = OffscreenTarget::new(device, 8, 8)?;
+        let pool = CommandPool::new(device, false)?;
+        let cmd = pool
+            .allocate(1)?
+            .first()
+            .copied()
+            .ok_or_else(|| GpuError::InvalidArgument("no command buffer allocated".into()))?;
         Ok(Self {
             device: device.clone(),
             path,
-            pipeline,
             frame_sets,
             target,
+            capture: None,
+            pool,
+            cmd,
+            fence: Fence::new(device, false)?,
         })
     }
 
-    pub fn path(&self) -> &dyn SkinningPath {
-        self.path.as_ref()
+    pub fn path(&self) -> &SkinPath {
+        &self.path
+    }
+
+    /// Uploads `mesh` for this rig's path.
+    pub fn prepare(
+        &mut self,
+        mesh: &SkinnedMesh,
+        hierarchy: &PaletteHierarchy,
+    ) -> GpuResult<PreparedMesh> {
+        self.path.prepare(mesh, hierarchy)
     }
 
     /// Skins `mesh` with the skinning matrices `skin` (one per entry of the
-    /// mesh's skin) and returns one captured vertex per mesh vertex.
-    pub fn run(&mut self, mesh: &SkinnedMesh, skin: &[Affine3A]) -> GpuResult<Vec<CapturedVertex>> {
-        if mesh.positions.is_empty() {
-            return Ok(Vec::new());
+    /// mesh's skin; flat hierarchy unless given) and returns one captured
+    /// vertex per mesh vertex.
+    pub fn run_mesh(
+        &mut self,
+        mesh: &SkinnedMesh,
+        hierarchy: &PaletteHierarchy,
+        skin: &[Affine3A],
+    ) -> GpuResult<Vec<CapturedVertex>> {
+        let prepared = self.prepare(mesh, hierarchy)?;
+        Ok(self.run(&prepared, &[skin])?.0)
+    }
+
+    /// Draws one instance of `prepared` per palette in `palettes` (in one
+    /// batch) and returns instance `i`'s vertex `v` at
+    /// `i * vertex_count + v`, with the encoders' merged report.
+    pub fn run(
+        &mut self,
+        prepared: &PreparedMesh,
+        palettes: &[&[Affine3A]],
+    ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
+        let n = palettes.len();
+        let vc = prepared.vertex_count() as usize;
+        let total = n
+            .checked_mul(vc)
+            .filter(|&t| t <= u32::MAX as usize)
+            .ok_or(GpuError::Limit {
+                what: "captured vertices",
+                needed: (n as u64).saturating_mul(vc as u64),
+                limit: u64::from(u32::MAX),
+            })?;
+        if total == 0 {
+            return Ok((Vec::new(), PaletteReport::default()));
         }
-        if skin.len() > self.path.capacity() {
-            return Err(GpuError::Limit {
-                what: "palette bones for this capture",
-                needed: skin.len() as u64,
-                limit: self.path.capacity() as u64,
-            });
+        self.path.begin_frame(0)?;
+        let mut writer = self.path.batch(0, prepared, n)?;
+        let batch = writer.batch();
+        let report = writer.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))?;
+        if self.capture.as_ref().is_none_or(|c| c.capacity() < total) {
+            let layout = self.path.capture_layout().ok_or_else(|| {
+                GpuError::InvalidArgument("the capture path has no capture layout".into())
+            })?;
+            self.capture = Some(CaptureBuffer::new(&self.device, layout, total)?);
         }
-        let gpu_mesh = GpuMesh::new(&self.device, mesh)?;
-        let capture = CaptureBuffer::new(&self.device, mesh.positions.len())?;
-        self.path.upload(0, skin)?;
+        let capture = self
+            .capture
+            .as_mut()
+            .ok_or_else(|| GpuError::InvalidArgument("no capture buffer".into()))?;
+        let (count, first) = batch.capture_target();
+        capture.set_target(count, first)?;
         self.frame_sets.write(
             0,
             &FrameUniforms {
@@ -82,23 +138,42 @@ impl SkinCapture {
                 light: [0.0, 0.0, 1.0, 0.0],
             },
         )?;
-        let device = &self.device;
-        let (pipeline, frame_sets, path, target) = (
-            &self.pipeline,
-            &self.frame_sets,
-            self.path.as_ref(),
-            &self.target,
-        );
-        one_shot(device, |cmd| {
-            capture.barrier_before_draw(device, cmd);
-            target.begin(cmd, [0.0; 4]);
-            let recorded = pipeline.record(cmd, frame_sets, 0, path, &gpu_mesh, Some(&capture));
+        let d = &self.device;
+        let cmd = self.cmd;
+        // SAFETY: the pool's only buffer is not pending (the last run waited).
+        unsafe {
+            d.raw()
+                .reset_command_pool(self.pool.raw(), vk::CommandPoolResetFlags::empty())?
+        };
+        begin(d, cmd)?;
+        let capture = &*capture;
+        let recorded = (|| {
+            capture.barrier_before_draw(d, cmd);
+            self.path.prepass(cmd, 0, &[(&batch, prepared)])?;
+            self.target.begin(cmd, [0.0; 4]);
+            let drawn = self.path.record_draw(
+                cmd,
+                0,
+                &self.frame_sets,
+                &batch,
+                prepared,
+                vk::PolygonMode::FILL,
+                Some(capture),
+            );
             // Close the rendering scope even when recording failed.
-            target.end_and_copy(cmd);
-            recorded?;
-            capture.barrier_to_host(device, cmd);
-            Ok(())
-        })?;
-        capture.read()
+            self.target.end_and_copy(cmd);
+            drawn?;
+            self.path.finish(cmd, 0)?;
+            capture.barrier_to_host(d, cmd);
+            Ok::<(), GpuError>(())
+        })();
+        let ended = end(d, cmd);
+        recorded?;
+        ended?;
+        self.fence.reset()?;
+        let before = d.submitted_frame();
+        submit_and_wait(d, cmd, &self.fence)?;
+        d.frame_completed(before);
+        Ok((capture.read(total)?, report))
     }
 }

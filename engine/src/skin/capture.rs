@@ -5,15 +5,15 @@ use glam::Vec3;
 
 use crate::gpu::{
     pipeline_barrier, vk, write_buffer, BindingDesc, Buffer, BufferBarrier, BufferDesc,
-    DescriptorPool, DescriptorSetLayout, Device, GpuResult,
+    DescriptorPool, DescriptorSetLayout, Device, GpuError, GpuResult,
 };
 
-/// Host mirror of `CapturedVertex` in `shaders/skin/skin_main.glsl`
-/// (std430, 32 bytes), checked against the compiled shader by a test.
+/// Host mirror of `CapturedVertex` in `shaders/skin/capture.glsl` (std430,
+/// 32 bytes), checked against the compiled shader by a test.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CapturedVertex {
-    /// Skinned position, w = 1.
+    /// Skinned position (model space), w = 1.
     pub position: [f32; 4],
     /// Skinned, normalised normal, w = 0.
     pub normal: [f32; 4],
@@ -29,18 +29,36 @@ impl CapturedVertex {
     }
 }
 
+/// Host mirror of the header of `Capture` in `shaders/skin/capture.glsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CaptureHeader {
+    /// Mesh vertices per instance.
+    pub vertex_count: u32,
+    /// First captured instance record (vertex stage) or output vertex
+    /// (compute and CPU stages).
+    pub first: u32,
+    /// Captured vertices the buffer holds.
+    pub capacity: u32,
+    pub _pad: u32,
+}
+
 /// Capture mode's storage buffer (set 2 of a pipeline built with
-/// `SKIN_CAPTURE`): the vertex stage writes each skinned vertex there.
+/// `SKIN_CAPTURE`): the vertex stage also writes instance `i`'s skinned
+/// vertex `v` to `i * vertex_count + v`. Host-visible; reused across
+/// submissions.
 pub struct CaptureBuffer {
-    layout: DescriptorSetLayout,
     buffer: Buffer,
     set: vk::DescriptorSet,
-    vertices: usize,
+    capacity: usize,
+    header: CaptureHeader,
     _pool: DescriptorPool,
 }
 
+const HEADER: u64 = std::mem::size_of::<CaptureHeader>() as u64;
+
 impl CaptureBuffer {
-    /// The set layout alone, for building a capture pipeline's layout.
+    /// The set layout, for building capture pipelines' layouts.
     pub fn set_layout(device: &Arc<Device>) -> GpuResult<DescriptorSetLayout> {
         DescriptorSetLayout::new(
             device,
@@ -52,27 +70,32 @@ impl CaptureBuffer {
         )
     }
 
-    pub fn new(device: &Arc<Device>, vertices: usize) -> GpuResult<Self> {
-        let layout = Self::set_layout(device)?;
-        let pool = DescriptorPool::new(device, &[&layout], 1)?;
-        let set = pool.allocate(&layout, 1)?[0];
-        let size = (vertices.max(1) * std::mem::size_of::<CapturedVertex>()) as u64;
+    /// Room for `capacity` captured vertices.
+    pub fn new(device: &Arc<Device>, layout: &DescriptorSetLayout, capacity: usize) -> GpuResult<Self> {
+        let pool = DescriptorPool::new(device, &[layout], 1)?;
+        let set = pool
+            .allocate(layout, 1)?
+            .first()
+            .copied()
+            .ok_or_else(|| GpuError::InvalidArgument("no capture set allocated".into()))?;
+        let capacity = capacity.max(1);
+        let size = HEADER + (capacity * std::mem::size_of::<CapturedVertex>()) as u64;
         let buffer = Buffer::new(
             device,
             &BufferDesc::readback("skin capture", size, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
         write_buffer(device, set, 0, vk::DescriptorType::STORAGE_BUFFER, &buffer);
         Ok(Self {
-            layout,
             buffer,
             set,
-            vertices,
+            capacity,
+            header: CaptureHeader::default(),
             _pool: pool,
         })
     }
 
-    pub fn layout(&self) -> &DescriptorSetLayout {
-        &self.layout
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     pub fn set(&self) -> vk::DescriptorSet {
@@ -83,8 +106,26 @@ impl CaptureBuffer {
         &self.buffer
     }
 
-    /// Records, before the draw, the dependency on earlier captures into
-    /// the same buffer (write after write across submissions).
+    /// Aims the next capture (no submission using the buffer may be
+    /// pending): `vertex_count` per instance from `first`; clears old data.
+    pub fn set_target(&mut self, vertex_count: u32, first: u32) -> GpuResult<()> {
+        self.header = CaptureHeader {
+            vertex_count,
+            first,
+            capacity: self.capacity as u32,
+            _pad: 0,
+        };
+        let bytes = self.buffer.mapped_mut()?;
+        bytes.fill(0);
+        self.buffer.write(0, std::slice::from_ref(&self.header))
+    }
+
+    pub fn header(&self) -> CaptureHeader {
+        self.header
+    }
+
+    /// Records, before the draws, the dependency on the host's header write
+    /// and on earlier captures (write after write across submissions).
     pub fn barrier_before_draw(&self, device: &Device, cmd: vk::CommandBuffer) {
         pipeline_barrier(
             device,
@@ -92,10 +133,11 @@ impl CaptureBuffer {
             &[],
             &[BufferBarrier {
                 buffer: self.buffer.raw(),
-                src_stage: vk::PipelineStageFlags2::VERTEX_SHADER,
-                src_access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                src_stage: vk::PipelineStageFlags2::VERTEX_SHADER | vk::PipelineStageFlags2::HOST,
+                src_access: vk::AccessFlags2::SHADER_STORAGE_WRITE | vk::AccessFlags2::HOST_WRITE,
                 dst_stage: vk::PipelineStageFlags2::VERTEX_SHADER,
-                dst_access: vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                dst_access: vk::AccessFlags2::SHADER_STORAGE_WRITE
+                    | vk::AccessFlags2::SHADER_STORAGE_READ,
             }],
         );
     }
@@ -117,8 +159,8 @@ impl CaptureBuffer {
         );
     }
 
-    /// The captured vertices; call after the submission's fence.
-    pub fn read(&self) -> GpuResult<Vec<CapturedVertex>> {
-        self.buffer.read(0, self.vertices)
+    /// The first `count` captured vertices; call after the submission's fence.
+    pub fn read(&self, count: usize) -> GpuResult<Vec<CapturedVertex>> {
+        self.buffer.read(HEADER, count.min(self.capacity))
     }
 }

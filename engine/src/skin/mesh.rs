@@ -2,23 +2,32 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::{vk, Buffer, Device, GpuError, GpuResult};
-use crate::mesh::SkinnedMesh;
+use super::registry::{PathDesc, Stage};
+use crate::anim::PaletteHierarchy;
+use crate::gpu::{vk, Buffer, DescriptorPool, DescriptorSetLayout, Device, GpuError, GpuResult};
+use crate::mesh::{partition_bones, Influences, MeshError, SkinnedMesh};
 
-/// Most influences per vertex the vertex streams carry (the 8-influence
-/// permutation will add a second influence stream).
-pub const MAX_INFLUENCES: usize = 4;
+/// Most influences per vertex the vertex streams carry: two joints/weights
+/// streams of four (the 8-influence permutation).
+pub const MAX_INFLUENCES: usize = 8;
 
-/// Vertex stream 0: what every path reads, in the bind pose.
+/// Weights whose sum is further than this from one are renormalised at
+/// upload.
+pub const WEIGHT_SUM_TOLERANCE: f32 = 1e-5;
+
+/// Vertex stream 0: what every path reads, in the bind pose (also the
+/// compute stage's `MeshBase`, 8 floats).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BaseVertex {
     pub position: [f32; 3],
     pub normal: [f32; 3],
+    pub uv: [f32; 2],
 }
 
-/// Vertex stream 1: four joint indices (palette entries) and their weights,
-/// which sum to one; unused slots have weight zero.
+/// Vertex streams 1 and 2: four joint indices (palette entries) and their
+/// weights; unused slots have weight zero (24 bytes, the compute stage's
+/// six words).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct InfluenceVertex {
@@ -26,165 +35,355 @@ pub struct InfluenceVertex {
     pub weights: [f32; 4],
 }
 
-/// A skinned mesh in device-local buffers: two vertex streams (locations
-/// 0-1 and 2-3 of `skin_main.glsl`) and 32-bit indices.
-pub struct GpuMesh {
-    base: Buffer,
-    influences: Buffer,
-    indices: Buffer,
-    index_count: u32,
-    vertex_count: u32,
-    /// Largest joint index + 1: the palette must hold at least this many.
-    joints_used: usize,
+/// One draw range of a prepared mesh and the palette it reads.
+#[derive(Clone, Debug)]
+pub struct MeshPart {
+    /// Entry `k` of the part's palette is skin entry `bones[k]`.
+    pub bones: Vec<u16>,
+    /// The part's palette hierarchy (dual-quaternion signs).
+    pub hierarchy: PaletteHierarchy,
+    pub first_index: u32,
+    pub index_count: u32,
+    pub vertex_offset: i32,
+    /// The part's first vec4 inside one instance's palette block.
+    pub palette_offset: usize,
 }
 
-impl GpuMesh {
-    pub fn new(device: &Arc<Device>, mesh: &SkinnedMesh) -> GpuResult<Self> {
-        let n = mesh.positions.len();
-        let inf = &mesh.influences;
-        let k = inf.per_vertex;
-        if n == 0 || mesh.indices.is_empty() {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?} has no vertices or no triangles",
-                mesh.name
-            )));
-        }
-        if k == 0 || k > MAX_INFLUENCES {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?} has {k} influences per vertex; the vertex streams carry 1..={MAX_INFLUENCES}",
-                mesh.name
-            )));
-        }
-        if inf.joints.len() != n * k || inf.weights.len() != n * k {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?}: influence arrays do not match {n} vertices x {k}",
-                mesh.name
-            )));
-        }
-        if !mesh.normals.is_empty() && mesh.normals.len() != n {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?}: {} normals for {n} vertices",
-                mesh.name,
-                mesh.normals.len()
-            )));
-        }
-        if let Some(&i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?}: index {i} outside {n} vertices",
-                mesh.name
-            )));
-        }
-        let base: Vec<BaseVertex> = (0..n)
-            .map(|v| BaseVertex {
-                position: mesh.positions[v].to_array(),
-                normal: mesh
-                    .normals
-                    .get(v)
-                    .map_or([0.0, 0.0, 1.0], |n| n.to_array()),
-            })
-            .collect();
-        let influences: Vec<InfluenceVertex> = (0..n)
-            .map(|v| {
-                let mut out = InfluenceVertex::default();
-                for s in 0..k {
-                    out.joints[s] = inf.joints[v * k + s];
-                    out.weights[s] = inf.weights[v * k + s];
-                }
-                out
-            })
-            .collect();
-        let joints_used = inf
-            .joints
-            .iter()
-            .map(|&j| j as usize + 1)
-            .max()
-            .unwrap_or(1);
-        let vb = vk::BufferUsageFlags::VERTEX_BUFFER;
-        Ok(Self {
-            base: Buffer::device_local_with_data(
-                device,
-                "mesh base vertices",
-                vb,
-                bytemuck::cast_slice(&base),
-            )?,
-            influences: Buffer::device_local_with_data(
-                device,
-                "mesh influences",
-                vb,
-                bytemuck::cast_slice(&influences),
-            )?,
-            indices: Buffer::device_local_with_data(
-                device,
-                "mesh indices",
-                vk::BufferUsageFlags::INDEX_BUFFER,
-                bytemuck::cast_slice(&mesh.indices),
-            )?,
-            index_count: mesh.indices.len() as u32,
-            vertex_count: n as u32,
-            joints_used,
-        })
+/// A skinned mesh uploaded for one path: vertex streams (partitioned when the
+/// path's window is smaller than the palette), draw ranges, bone lists and
+/// what the stage needs besides. Made by [`super::SkinPath::prepare`]; its
+/// buffers are destroyed when the frames that used them retire, so it may be
+/// dropped or replaced while frames are in flight.
+pub struct PreparedMesh {
+    pub(crate) name: String,
+    pub(crate) path: &'static PathDesc,
+    pub(crate) base: Buffer,
+    pub(crate) influences0: Buffer,
+    pub(crate) influences1: Option<Buffer>,
+    /// Per GPU vertex, the mesh vertex it came from (capture mode).
+    pub(crate) source: Buffer,
+    pub(crate) indices: Buffer,
+    pub(crate) parts: Vec<MeshPart>,
+    /// 4 or 8: the pipeline permutation.
+    pub(crate) influences: u32,
+    pub(crate) gpu_vertices: u32,
+    pub(crate) vertex_count: u32,
+    pub(crate) index_count: u32,
+    /// Skin entries (the palette the caller supplies per instance).
+    pub(crate) palette_len: usize,
+    pub(crate) hierarchy: PaletteHierarchy,
+    /// vec4s of one instance's palette block (all parts, aligned).
+    pub(crate) instance_vec4s: usize,
+    /// The CPU stage's copy of the streams.
+    pub(crate) cpu: Option<CpuStreams>,
+    /// The compute stage's set 0 (mesh streams as storage buffers).
+    pub(crate) compute_set: Option<(DescriptorPool, vk::DescriptorSet)>,
+}
+
+/// What the CPU stage's job reads.
+pub(crate) struct CpuStreams {
+    pub influences: Influences,
+    pub positions: Vec<glam::Vec3>,
+    pub normals: Vec<glam::Vec3>,
+}
+
+impl PreparedMesh {
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
+    pub fn path(&self) -> &'static PathDesc {
+        self.path
+    }
+
+    pub fn parts(&self) -> &[MeshPart] {
+        &self.parts
+    }
+
+    /// Mesh vertices (before partitioning duplicated any).
     pub fn vertex_count(&self) -> u32 {
         self.vertex_count
+    }
+
+    /// Vertices in the GPU streams (partitions duplicate shared ones).
+    pub fn gpu_vertex_count(&self) -> u32 {
+        self.gpu_vertices
     }
 
     pub fn index_count(&self) -> u32 {
         self.index_count
     }
 
-    pub fn joints_used(&self) -> usize {
-        self.joints_used
+    /// Skin entries each instance's palette must have.
+    pub fn palette_len(&self) -> usize {
+        self.palette_len
     }
 
-    /// The vertex input state matching `skin_main.glsl`.
-    pub fn vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
-        [
-            vk::VertexInputBindingDescription::default()
-                .binding(0)
-                .stride(std::mem::size_of::<BaseVertex>() as u32)
-                .input_rate(vk::VertexInputRate::VERTEX),
-            vk::VertexInputBindingDescription::default()
-                .binding(1)
-                .stride(std::mem::size_of::<InfluenceVertex>() as u32)
-                .input_rate(vk::VertexInputRate::VERTEX),
-        ]
+    /// 4 or 8 (the pipeline permutation).
+    pub fn influences(&self) -> u32 {
+        self.influences
     }
+}
 
-    pub fn vertex_attributes() -> [vk::VertexInputAttributeDescription; 4] {
-        [
-            vk::VertexInputAttributeDescription::default()
-                .location(0)
-                .binding(0)
-                .format(vk::Format::R32G32B32_SFLOAT)
-                .offset(std::mem::offset_of!(BaseVertex, position) as u32),
-            vk::VertexInputAttributeDescription::default()
-                .location(1)
-                .binding(0)
-                .format(vk::Format::R32G32B32_SFLOAT)
-                .offset(std::mem::offset_of!(BaseVertex, normal) as u32),
-            vk::VertexInputAttributeDescription::default()
-                .location(2)
-                .binding(1)
-                .format(vk::Format::R16G16B16A16_UINT)
-                .offset(std::mem::offset_of!(InfluenceVertex, joints) as u32),
-            vk::VertexInputAttributeDescription::default()
-                .location(3)
-                .binding(1)
-                .format(vk::Format::R32G32B32A32_SFLOAT)
-                .offset(std::mem::offset_of!(InfluenceVertex, weights) as u32),
-        ]
+fn fault(mesh: &SkinnedMesh, path: &PathDesc, what: impl std::fmt::Display) -> GpuError {
+    GpuError::InvalidArgument(format!("mesh {:?} on path {}: {what}", mesh.name, path.name))
+}
+
+/// Checks `mesh` and returns its influences padded to `slots` per vertex
+/// (4 or 8), weights renormalised where their sum strays from one.
+fn checked_influences(
+    mesh: &SkinnedMesh,
+    path: &PathDesc,
+    palette_len: usize,
+) -> GpuResult<(Influences, u32)> {
+    let n = mesh.positions.len();
+    let inf = &mesh.influences;
+    let k = inf.per_vertex;
+    if n == 0 || mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
+        return Err(fault(
+            mesh,
+            path,
+            format!(
+                "{n} vertices and {} indices: no whole triangle list",
+                mesh.indices.len()
+            ),
+        ));
     }
-
-    /// Binds the streams and index buffer and draws `instances` copies.
-    pub fn draw(&self, device: &Device, cmd: vk::CommandBuffer, instances: u32) {
-        let d = device.raw();
-        // SAFETY: `cmd` is recording inside a rendering scope with a
-        // pipeline whose vertex input is `vertex_bindings/attributes`.
-        unsafe {
-            d.cmd_bind_vertex_buffers(cmd, 0, &[self.base.raw(), self.influences.raw()], &[0, 0]);
-            d.cmd_bind_index_buffer(cmd, self.indices.raw(), 0, vk::IndexType::UINT32);
-            d.cmd_draw_indexed(cmd, self.index_count, instances, 0, 0, 0);
+    if n > (i32::MAX / 2) as usize {
+        return Err(fault(mesh, path, format!("{n} vertices")));
+    }
+    if k == 0 || k > MAX_INFLUENCES {
+        return Err(fault(
+            mesh,
+            path,
+            format!("{k} influences per vertex; the streams carry 1..={MAX_INFLUENCES}"),
+        ));
+    }
+    if inf.joints.len() != n * k || inf.weights.len() != n * k {
+        return Err(fault(
+            mesh,
+            path,
+            format!("influence arrays do not match {n} vertices x {k}"),
+        ));
+    }
+    if !mesh.normals.is_empty() && mesh.normals.len() != n {
+        return Err(fault(
+            mesh,
+            path,
+            format!("{} normals for {n} vertices", mesh.normals.len()),
+        ));
+    }
+    if let Some(&i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
+        return Err(fault(mesh, path, format!("index {i} outside {n} vertices")));
+    }
+    // Every slot, weighted or not, must name a palette entry: the
+    // dual-quaternion shaders read slot 0's bone whatever its weight.
+    if let Some(&j) = inf.joints.iter().find(|&&j| j as usize >= palette_len) {
+        return Err(fault(
+            mesh,
+            path,
+            format!("an influence names joint {j}, but the palette has {palette_len} entries"),
+        ));
+    }
+    let slots = if k <= 4 { 4 } else { 8 };
+    let mut out = Influences::new(slots, vec![0; n * slots], vec![0.0; n * slots]);
+    for v in 0..n {
+        let (js, ws) = inf.vertex(v);
+        let sum: f32 = ws.iter().sum();
+        let scale = if sum > 0.0 && (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+            1.0 / sum
+        } else {
+            1.0
+        };
+        for s in 0..k {
+            out.joints[v * slots + s] = js[s];
+            out.weights[v * slots + s] = if ws[s].is_finite() { ws[s] * scale } else { 0.0 };
         }
     }
+    Ok((out, slots as u32))
+}
+
+/// Prepares `mesh` for `path` with `capacity` bones per draw (`None`:
+/// unlimited).
+pub(crate) fn prepare(
+    device: &Arc<Device>,
+    path: &'static PathDesc,
+    capacity: Option<usize>,
+    limit: &str,
+    part_align_vec4s: usize,
+    compute_layout: Option<&DescriptorSetLayout>,
+    mesh: &SkinnedMesh,
+    hierarchy: &PaletteHierarchy,
+) -> GpuResult<PreparedMesh> {
+    let palette_len = hierarchy.parent.len();
+    if palette_len == 0 || hierarchy.order.len() != palette_len {
+        return Err(fault(
+            mesh,
+            path,
+            format!(
+                "palette hierarchy of {} entries (order {})",
+                palette_len,
+                hierarchy.order.len()
+            ),
+        ));
+    }
+    let (inf, slots) = checked_influences(mesh, path, palette_len)?;
+    let n = mesh.positions.len();
+    let vpb = path.encoding.vec4s_per_bone();
+    let whole = || {
+        vec![crate::mesh::BonePartition {
+            bones: (0..palette_len as u16).collect(),
+            vertices: (0..n as u32).collect(),
+            indices: mesh.indices.clone(),
+            triangles: Vec::new(),
+            influences: inf.clone(),
+        }]
+    };
+    let partitions = match capacity {
+        Some(cap) if palette_len > cap => {
+            if !path.partitions() {
+                return Err(fault(
+                    mesh,
+                    path,
+                    format!("{palette_len} bones, but a draw of this path addresses {cap} ({limit})"),
+                ));
+            }
+            partition_bones(&mesh.indices, &inf, cap).map_err(|e| match e {
+                MeshError::TriangleNeedsTooManyBones {
+                    triangle, bones, ..
+                } => fault(
+                    mesh,
+                    path,
+                    format!(
+                        "triangle {triangle} needs {bones} bones, but {cap} fit one draw's palette \
+                         ({limit} at {} bytes per bone)",
+                        vpb * 16
+                    ),
+                ),
+                e => fault(mesh, path, e),
+            })?
+        }
+        _ => whole(),
+    };
+    let mut base = Vec::new();
+    let mut inf0 = Vec::new();
+    let mut inf1 = Vec::new();
+    let mut source = Vec::new();
+    let mut indices = Vec::new();
+    let mut parts = Vec::with_capacity(partitions.len());
+    let mut palette_offset = 0;
+    let align = part_align_vec4s.max(1);
+    for p in &partitions {
+        let first_index = indices.len() as u32;
+        let vertex_offset = base.len() as i32;
+        indices.extend_from_slice(&p.indices);
+        for (local, &v) in p.vertices.iter().enumerate() {
+            let v = v as usize;
+            base.push(BaseVertex {
+                position: mesh.positions[v].to_array(),
+                normal: mesh.normals.get(v).map_or([0.0, 0.0, 1.0], |n| n.to_array()),
+                uv: mesh.uvs.get(v).map_or([0.0; 2], |t| t.to_array()),
+            });
+            source.push(v as u32);
+            let (js, ws) = p.influences.vertex(local);
+            let mut a = InfluenceVertex::default();
+            let mut b = InfluenceVertex::default();
+            for s in 0..slots as usize {
+                if s < 4 {
+                    a.joints[s] = js[s];
+                    a.weights[s] = ws[s];
+                } else {
+                    b.joints[s - 4] = js[s];
+                    b.weights[s - 4] = ws[s];
+                }
+            }
+            inf0.push(a);
+            if slots > 4 {
+                inf1.push(b);
+            }
+        }
+        parts.push(MeshPart {
+            hierarchy: if partitions.len() == 1 {
+                hierarchy.clone()
+            } else {
+                hierarchy.restrict(&p.bones)
+            },
+            bones: p.bones.clone(),
+            first_index,
+            index_count: p.indices.len() as u32,
+            vertex_offset,
+            palette_offset,
+        });
+        palette_offset += (p.bones.len() * vpb).div_ceil(align) * align;
+    }
+    let storage_usage = if path.stage == Stage::Compute {
+        vk::BufferUsageFlags::STORAGE_BUFFER
+    } else {
+        vk::BufferUsageFlags::empty()
+    };
+    let vb = vk::BufferUsageFlags::VERTEX_BUFFER | storage_usage;
+    let upload = |name: &str, usage, bytes: &[u8]| {
+        Buffer::device_local_with_data(device, name, usage, bytes)
+    };
+    let base_buf = upload("mesh base vertices", vb, bytemuck::cast_slice(&base))?;
+    let inf0_buf = upload("mesh influences 0-3", vb, bytemuck::cast_slice(&inf0))?;
+    let inf1_buf = if slots > 4 {
+        Some(upload("mesh influences 4-7", vb, bytemuck::cast_slice(&inf1))?)
+    } else {
+        None
+    };
+    let source_buf = upload(
+        "mesh source vertices",
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+        bytemuck::cast_slice(&source),
+    )?;
+    let index_buf = upload(
+        "mesh indices",
+        vk::BufferUsageFlags::INDEX_BUFFER,
+        bytemuck::cast_slice(&indices),
+    )?;
+    let compute_set = match compute_layout {
+        Some(layout) => {
+            let pool = DescriptorPool::new(device, &[layout], 1)?;
+            let set = pool
+                .allocate(layout, 1)?
+                .first()
+                .copied()
+                .ok_or_else(|| fault(mesh, path, "no descriptor set allocated"))?;
+            let ty = vk::DescriptorType::STORAGE_BUFFER;
+            crate::gpu::write_buffer(device, set, 0, ty, &base_buf);
+            crate::gpu::write_buffer(device, set, 1, ty, &inf0_buf);
+            crate::gpu::write_buffer(device, set, 2, ty, inf1_buf.as_ref().unwrap_or(&inf0_buf));
+            Some((pool, set))
+        }
+        None => None,
+    };
+    let cpu = (path.stage == Stage::Cpu).then(|| CpuStreams {
+        influences: inf.clone(),
+        positions: mesh.positions.clone(),
+        normals: if mesh.normals.is_empty() {
+            vec![glam::Vec3::Z; n]
+        } else {
+            mesh.normals.clone()
+        },
+    });
+    Ok(PreparedMesh {
+        name: mesh.name.clone(),
+        path,
+        base: base_buf,
+        influences0: inf0_buf,
+        influences1: inf1_buf,
+        source: source_buf,
+        indices: index_buf,
+        gpu_vertices: base.len() as u32,
+        vertex_count: n as u32,
+        index_count: indices.len() as u32,
+        parts,
+        influences: slots,
+        palette_len,
+        hierarchy: hierarchy.clone(),
+        instance_vec4s: palette_offset,
+        cpu,
+        compute_set,
+    })
 }

@@ -1,23 +1,32 @@
-//! The skinning paths: palette storage per frame in flight, descriptor
-//! layouts, pipeline permutations, upload and draw recording.
+//! GPU skinning: paths made of a palette storage, an encoding and a stage
+//! (DESIGN.md, "Skinning paths: storage x encoding x stage").
 //!
-//! A path implements [`SkinningPath`]; everything else here (vertex
-//! streams, frame uniforms, capture mode, the pipeline) is shared, so a new
-//! path is one file. The first path is [`Palette4x3Ubo`].
+//! - [`encoding`]: how a bone is written and blended, and the CPU job that
+//!   is the reference (one file per encoding);
+//! - [`storage`]: where a frame's palettes live (one file per storage);
+//! - [`registry`]: the named paths ([`paths`], [`find`], [`auto`]);
+//! - [`SkinPath`]: a path at run time (pipelines, per-frame storage, draw
+//!   recording), [`PreparedMesh`] a mesh uploaded for it.
 
 mod capture;
+pub mod encoding;
 mod frame;
+mod instance;
 mod mesh;
-mod palette_4x3_ubo;
 mod path;
-mod pipeline;
+pub mod registry;
+pub mod storage;
 
-pub use capture::{CaptureBuffer, CapturedVertex};
+pub use capture::{CaptureBuffer, CaptureHeader, CapturedVertex};
+pub use encoding::{CpuSkinning, Encoding};
 pub use frame::{FrameSets, FrameUniforms};
-pub use mesh::{BaseVertex, GpuMesh, InfluenceVertex, MAX_INFLUENCES};
-pub use palette_4x3_ubo::Palette4x3Ubo;
-pub use path::{PathKind, SkinningPath};
-pub use pipeline::{SkinPipeline, SkinPipelineDesc, SKINNED_FRAGMENT};
+pub use instance::{ComputePush, DrawPush, InstanceRecord};
+pub use mesh::{BaseVertex, InfluenceVertex, MeshPart, PreparedMesh, MAX_INFLUENCES};
+pub use path::{
+    Batch, BatchWriter, InstanceWriter, SkinPath, SkinPathConfig, PLAIN_VERTEX, SKINNED_FRAGMENT,
+};
+pub use registry::{auto, find, paths, PathDesc, Stage};
+pub use storage::Storage;
 
 #[cfg(test)]
 mod layout_tests;

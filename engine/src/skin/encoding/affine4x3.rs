@@ -1,0 +1,65 @@
+use glam::Affine3A;
+
+use super::{check_encode, CpuSkinning, Encoding};
+use crate::anim::{AnimError, Affine4x3, LinearBlendJob, PaletteHierarchy, PaletteReport};
+
+/// "4x3": the top three rows of each skinning matrix (three vec4,
+/// [`Affine4x3`]); linear blend skinning, exact for any affine matrix.
+/// Reference: [`LinearBlendJob`].
+pub struct Affine4x3Encoding;
+
+impl Encoding for Affine4x3Encoding {
+    fn name(&self) -> &'static str {
+        "4x3"
+    }
+
+    fn shader(&self) -> &'static str {
+        "skin/encoding/affine4x3.glsl"
+    }
+
+    fn vec4s_per_bone(&self) -> usize {
+        3
+    }
+
+    fn reference(&self) -> &'static str {
+        "anim::LinearBlendJob"
+    }
+
+    fn encode(
+        &self,
+        skin: &[Affine3A],
+        bones: &[u16],
+        hierarchy: &PaletteHierarchy,
+        out: &mut [[f32; 4]],
+        _report: &mut PaletteReport,
+    ) -> Result<(), AnimError> {
+        check_encode(skin, bones, hierarchy, out, 3)?;
+        for (o, &b) in out.chunks_exact_mut(3).zip(bones) {
+            let rows = Affine4x3::from_affine(&skin[b as usize]);
+            o[0] = rows.row(0).to_array();
+            o[1] = rows.row(1).to_array();
+            o[2] = rows.row(2).to_array();
+        }
+        Ok(())
+    }
+
+    fn skin_cpu(
+        &self,
+        skin: &[Affine3A],
+        _hierarchy: &PaletteHierarchy,
+        job: CpuSkinning<'_>,
+    ) -> Result<PaletteReport, AnimError> {
+        LinearBlendJob {
+            skin,
+            per_vertex: job.per_vertex,
+            joints: job.joints,
+            weights: job.weights,
+            positions: job.positions,
+            normals: job.normals,
+            out_positions: job.out_positions,
+            out_normals: job.out_normals,
+        }
+        .run()?;
+        Ok(PaletteReport::default())
+    }
+}

@@ -1,0 +1,69 @@
+use glam::Affine3A;
+
+use super::{check_encode, encode_dq_bones, CpuSkinning, Encoding};
+use crate::anim::{
+    encode_dual_quat, AnimError, DualQuat, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
+};
+
+/// "dq": a unit dual quaternion per bone (real and dual part, two vec4),
+/// signs chosen along the hierarchy; blended with the hemisphere fix against
+/// the first influence (Kavan et al. 2008). Scale is dropped and reported.
+/// Reference: [`DualQuatSkinningJob`] without scale/shear.
+pub struct DualQuatEncoding;
+
+impl Encoding for DualQuatEncoding {
+    fn name(&self) -> &'static str {
+        "dq"
+    }
+
+    fn shader(&self) -> &'static str {
+        "skin/encoding/dual_quat.glsl"
+    }
+
+    fn vec4s_per_bone(&self) -> usize {
+        2
+    }
+
+    fn reference(&self) -> &'static str {
+        "anim::DualQuatSkinningJob"
+    }
+
+    fn encode(
+        &self,
+        skin: &[Affine3A],
+        bones: &[u16],
+        hierarchy: &PaletteHierarchy,
+        out: &mut [[f32; 4]],
+        report: &mut PaletteReport,
+    ) -> Result<(), AnimError> {
+        check_encode(skin, bones, hierarchy, out, 2)?;
+        encode_dq_bones(skin, bones, hierarchy, |k, dq, _s, dev| {
+            report.note(bones[k] as usize, dev);
+            out[2 * k] = dq.real().to_array();
+            out[2 * k + 1] = dq.dual().to_array();
+        })
+    }
+
+    fn skin_cpu(
+        &self,
+        skin: &[Affine3A],
+        hierarchy: &PaletteHierarchy,
+        job: CpuSkinning<'_>,
+    ) -> Result<PaletteReport, AnimError> {
+        let mut palette = vec![DualQuat::IDENTITY; skin.len()];
+        let report = encode_dual_quat(skin, hierarchy, &mut palette)?;
+        DualQuatSkinningJob {
+            palette: &palette,
+            scale_shear: &[],
+            per_vertex: job.per_vertex,
+            joints: job.joints,
+            weights: job.weights,
+            positions: job.positions,
+            normals: job.normals,
+            out_positions: job.out_positions,
+            out_normals: job.out_normals,
+        }
+        .run()?;
+        Ok(report)
+    }
+}

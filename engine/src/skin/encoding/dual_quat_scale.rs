@@ -1,0 +1,77 @@
+use glam::{Affine3A, Mat3A};
+
+use super::{check_encode, encode_dq_bones, CpuSkinning, Encoding};
+use crate::anim::{
+    encode_dual_quat_scale, AnimError, DualQuat, DualQuatSkinningJob, PaletteHierarchy,
+    PaletteReport,
+};
+
+/// "dq-scale": two-phase dual-quaternion skinning for skeletons with scale.
+/// Per bone five vec4: the rigid part's dual quaternion (real, dual), then
+/// the rows of its scale/shear matrix `S` (`m = [R | t] * [S | 0]`). Nothing
+/// is lost, so nothing is reported. Reference: [`DualQuatSkinningJob`] with
+/// `scale_shear`.
+pub struct DualQuatScaleEncoding;
+
+impl Encoding for DualQuatScaleEncoding {
+    fn name(&self) -> &'static str {
+        "dq-scale"
+    }
+
+    fn shader(&self) -> &'static str {
+        "skin/encoding/dual_quat_scale.glsl"
+    }
+
+    fn vec4s_per_bone(&self) -> usize {
+        5
+    }
+
+    fn reference(&self) -> &'static str {
+        "anim::DualQuatSkinningJob (scale_shear)"
+    }
+
+    fn encode(
+        &self,
+        skin: &[Affine3A],
+        bones: &[u16],
+        hierarchy: &PaletteHierarchy,
+        out: &mut [[f32; 4]],
+        _report: &mut PaletteReport,
+    ) -> Result<(), AnimError> {
+        check_encode(skin, bones, hierarchy, out, 5)?;
+        encode_dq_bones(skin, bones, hierarchy, |k, dq, s, _dev| {
+            let o = &mut out[5 * k..5 * k + 5];
+            o[0] = dq.real().to_array();
+            o[1] = dq.dual().to_array();
+            // Rows of S (glam stores columns).
+            let t = s.transpose();
+            o[2] = [t.x_axis.x, t.x_axis.y, t.x_axis.z, 0.0];
+            o[3] = [t.y_axis.x, t.y_axis.y, t.y_axis.z, 0.0];
+            o[4] = [t.z_axis.x, t.z_axis.y, t.z_axis.z, 0.0];
+        })
+    }
+
+    fn skin_cpu(
+        &self,
+        skin: &[Affine3A],
+        hierarchy: &PaletteHierarchy,
+        job: CpuSkinning<'_>,
+    ) -> Result<PaletteReport, AnimError> {
+        let mut palette = vec![DualQuat::IDENTITY; skin.len()];
+        let mut scale_shear = vec![Mat3A::IDENTITY; skin.len()];
+        encode_dual_quat_scale(skin, hierarchy, &mut palette, &mut scale_shear)?;
+        DualQuatSkinningJob {
+            palette: &palette,
+            scale_shear: &scale_shear,
+            per_vertex: job.per_vertex,
+            joints: job.joints,
+            weights: job.weights,
+            positions: job.positions,
+            normals: job.normals,
+            out_positions: job.out_positions,
+            out_normals: job.out_normals,
+        }
+        .run()?;
+        Ok(PaletteReport::default())
+    }
+}

@@ -1,0 +1,151 @@
+//! Palette encodings: how one bone's skinning matrix is written as vec4s,
+//! how the shader blends them (`shaders/skin/encoding/*.glsl`), and the CPU
+//! job that is the GPU's reference. One file per encoding.
+
+mod affine4x3;
+mod dual_quat;
+mod dual_quat_scale;
+mod quat_translation;
+
+use std::cell::RefCell;
+
+use glam::{Affine3A, Quat, Vec3};
+
+use crate::anim::{AnimError, PaletteHierarchy, PaletteReport, NO_PARENT};
+
+pub use affine4x3::Affine4x3Encoding;
+pub use dual_quat::DualQuatEncoding;
+pub use dual_quat_scale::DualQuatScaleEncoding;
+pub use quat_translation::QuatTranslationEncoding;
+
+/// The vertex streams a CPU skinning job reads and writes: the same
+/// arguments every `anim` skinning job takes.
+pub struct CpuSkinning<'a> {
+    pub per_vertex: usize,
+    pub joints: &'a [u16],
+    pub weights: &'a [f32],
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    pub out_positions: &'a mut [Vec3],
+    pub out_normals: &'a mut [Vec3],
+}
+
+/// One palette encoding.
+pub trait Encoding: Send + Sync {
+    /// Short name, the first part of a path name ("4x3", "qt", "dq", "dq-scale").
+    fn name(&self) -> &'static str;
+    /// The GLSL file defining `skin_vertex` (in [`crate::gpu::ShaderSources`]).
+    fn shader(&self) -> &'static str;
+    /// vec4s one bone takes in the palette.
+    fn vec4s_per_bone(&self) -> usize;
+    /// The CPU job the GPU is tested against, by name.
+    fn reference(&self) -> &'static str;
+    /// Writes bones `bones` (entries of `skin`) into `out`, bone `k` at
+    /// `out[k * vec4s_per_bone..]`. `hierarchy` is the sub-palette's (see
+    /// [`PaletteHierarchy::restrict`]). Bones the encoding could not keep go
+    /// into `report`, numbered as entries of `skin`. Allocates nothing once
+    /// warm.
+    fn encode(
+        &self,
+        skin: &[Affine3A],
+        bones: &[u16],
+        hierarchy: &PaletteHierarchy,
+        out: &mut [[f32; 4]],
+        report: &mut PaletteReport,
+    ) -> Result<(), AnimError>;
+    /// Runs the reference CPU job on the whole palette `skin` (the CPU stage
+    /// and the tests' oracle).
+    fn skin_cpu(
+        &self,
+        skin: &[Affine3A],
+        hierarchy: &PaletteHierarchy,
+        job: CpuSkinning<'_>,
+    ) -> Result<PaletteReport, AnimError>;
+}
+
+/// Every encoding, in the order paths are listed.
+pub static ENCODINGS: [&dyn Encoding; 4] = [
+    &Affine4x3Encoding,
+    &QuatTranslationEncoding,
+    &DualQuatEncoding,
+    &DualQuatScaleEncoding,
+];
+
+/// Checks the shapes shared by every encoder.
+fn check_encode(
+    skin: &[Affine3A],
+    bones: &[u16],
+    hierarchy: &PaletteHierarchy,
+    out: &[[f32; 4]],
+    per_bone: usize,
+) -> Result<(), AnimError> {
+    if out.len() < bones.len() * per_bone {
+        return Err(AnimError::LengthMismatch {
+            what: "palette vec4s",
+            expected: bones.len() * per_bone,
+            got: out.len(),
+        });
+    }
+    if hierarchy.parent.len() != bones.len() || hierarchy.order.len() != bones.len() {
+        return Err(AnimError::LengthMismatch {
+            what: "palette hierarchy",
+            expected: bones.len(),
+            got: hierarchy.parent.len(),
+        });
+    }
+    if let Some(&b) = bones.iter().find(|&&b| b as usize >= skin.len()) {
+        return Err(AnimError::InvalidJob(format!(
+            "palette names skin entry {b}, but the skin has {}",
+            skin.len()
+        )));
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Real parts already written, for the next bones' hemisphere choice:
+    /// read back from here, not from (write-combined) mapped memory.
+    static REALS: RefCell<Vec<Quat>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The dual-quaternion encoders' shared walk: bones in hierarchy order,
+/// each in its parent's hemisphere; `write(k, dq, s, dev)` stores bone `k`.
+fn encode_dq_bones(
+    skin: &[Affine3A],
+    bones: &[u16],
+    hierarchy: &PaletteHierarchy,
+    mut write: impl FnMut(usize, &crate::anim::DualQuat, &glam::Mat3A, f32),
+) -> Result<(), AnimError> {
+    REALS.with(|r| {
+        let mut reals = r.borrow_mut();
+        reals.clear();
+        reals.resize(bones.len(), Quat::IDENTITY);
+        // A zero real part marks "not yet written" (a unit quaternion never is).
+        reals.iter_mut().for_each(|q| *q = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
+        for &k in &hierarchy.order {
+            let k = k as usize;
+            let (Some(&b), Some(&p)) = (bones.get(k), hierarchy.parent.get(k)) else {
+                return Err(AnimError::InvalidJob(format!(
+                    "palette hierarchy names entry {k} of {}",
+                    bones.len()
+                )));
+            };
+            let reference = if p == NO_PARENT {
+                Quat::IDENTITY
+            } else {
+                match reals.get(p as usize) {
+                    Some(q) if q.length_squared() > 0.0 => *q,
+                    _ => {
+                        return Err(AnimError::InvalidJob(format!(
+                            "palette entry {k} follows entry {p}, which comes later or does not exist"
+                        )))
+                    }
+                }
+            };
+            let (dq, s, dev) = crate::anim::dual_quat_of(&skin[b as usize], reference);
+            reals[k] = dq.real();
+            write(k, &dq, &s, dev);
+        }
+        Ok(())
+    })
+}

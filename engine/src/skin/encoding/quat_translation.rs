@@ -1,0 +1,72 @@
+use glam::Affine3A;
+
+use super::{check_encode, CpuSkinning, Encoding};
+use crate::anim::{
+    encode_quat_translation, quat_translation_of, AnimError, PaletteHierarchy, PaletteReport,
+    QuatTranslation, QuatTranslationSkinningJob,
+};
+
+/// "qt": a unit rotation quaternion and translation + uniform scale per bone
+/// (two vec4, [`QuatTranslation`]), each influence's matrix rebuilt then
+/// blended (seed 001). Non-uniform scale or shear cannot be kept: such bones
+/// are reported. Reference: [`QuatTranslationSkinningJob`].
+pub struct QuatTranslationEncoding;
+
+impl Encoding for QuatTranslationEncoding {
+    fn name(&self) -> &'static str {
+        "qt"
+    }
+
+    fn shader(&self) -> &'static str {
+        "skin/encoding/quat_translation.glsl"
+    }
+
+    fn vec4s_per_bone(&self) -> usize {
+        2
+    }
+
+    fn reference(&self) -> &'static str {
+        "anim::QuatTranslationSkinningJob"
+    }
+
+    fn encode(
+        &self,
+        skin: &[Affine3A],
+        bones: &[u16],
+        hierarchy: &PaletteHierarchy,
+        out: &mut [[f32; 4]],
+        report: &mut PaletteReport,
+    ) -> Result<(), AnimError> {
+        check_encode(skin, bones, hierarchy, out, 2)?;
+        for (o, &b) in out.chunks_exact_mut(2).zip(bones) {
+            let (qt, dev) = quat_translation_of(&skin[b as usize]);
+            report.note(b as usize, dev);
+            o[0] = qt.rotation().to_array();
+            let t = qt.translation();
+            o[1] = [t.x, t.y, t.z, qt.scale()];
+        }
+        Ok(())
+    }
+
+    fn skin_cpu(
+        &self,
+        skin: &[Affine3A],
+        _hierarchy: &PaletteHierarchy,
+        job: CpuSkinning<'_>,
+    ) -> Result<PaletteReport, AnimError> {
+        let mut palette = vec![QuatTranslation::IDENTITY; skin.len()];
+        let report = encode_quat_translation(skin, &mut palette)?;
+        QuatTranslationSkinningJob {
+            palette: &palette,
+            per_vertex: job.per_vertex,
+            joints: job.joints,
+            weights: job.weights,
+            positions: job.positions,
+            normals: job.normals,
+            out_positions: job.out_positions,
+            out_normals: job.out_normals,
+        }
+        .run()?;
+        Ok(report)
+    }
+}

@@ -1,0 +1,38 @@
+use super::Storage;
+use crate::gpu::vk;
+
+/// "texel": the frame's palettes in one RGBA32F uniform texel buffer per
+/// frame in flight (seed 004's vertex texture, GPU Gems 3 chapter 2), one
+/// texel per vec4, fetched with `texelFetch`; bounded by
+/// `maxTexelBufferElements` only.
+pub struct TexelBuffer;
+
+impl Storage for TexelBuffer {
+    fn name(&self) -> &'static str {
+        "texel"
+    }
+
+    fn shader(&self) -> &'static str {
+        "skin/storage/texel.glsl"
+    }
+
+    fn descriptor(&self) -> Option<vk::DescriptorType> {
+        Some(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+    }
+
+    fn usage(&self) -> vk::BufferUsageFlags {
+        vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+    }
+
+    fn window_vec4s(&self, limits: &vk::PhysicalDeviceLimits) -> u64 {
+        u64::from(limits.max_texel_buffer_elements)
+    }
+
+    fn offset_alignment(&self, limits: &vk::PhysicalDeviceLimits) -> u64 {
+        limits.min_texel_buffer_offset_alignment.max(16)
+    }
+
+    fn instanced(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,34 @@
+#ifndef VKSKIN_CAPTURE_GLSL
+#define VKSKIN_CAPTURE_GLSL
+// Capture mode (SKIN_CAPTURE, set 2): the vertex stage also writes each
+// skinned model-space vertex to a storage buffer, instance i's vertex v at
+// i * vertex_count + v, for tests against the CPU reference. `first` is the
+// captured batch's first instance record (skinning pipelines) or first
+// output vertex (the plain pipeline). Host mirror:
+// vkskin::skin::{CaptureHeader, CapturedVertex}.
+struct CapturedVertex {
+    vec4 position;
+    vec4 normal;
+};
+layout(set = 2, binding = 0, std430) buffer Capture {
+    uint vertex_count;
+    uint first;
+    uint capacity;
+    uint _pad;
+    CapturedVertex vertices[];
+} capture;
+
+void capture_at(uint i, vec3 p, vec3 n) {
+    if (i < capture.capacity) {
+        capture.vertices[i].position = vec4(p, 1.0);
+        capture.vertices[i].normal = vec4(n, 0.0);
+    }
+}
+
+// Skinning pipelines: instance record `record`, mesh vertex `vertex`.
+void capture_vertex(uint record, uint vertex, vec3 p, vec3 n) {
+    if (record >= capture.first && vertex < capture.vertex_count) {
+        capture_at((record - capture.first) * capture.vertex_count + vertex, p, n);
+    }
+}
+#endif

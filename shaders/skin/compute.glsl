@@ -1,0 +1,79 @@
+// Stage "compute": pre-skinning. A path's main file includes its storage
+// (palette_vec4), its encoding (skin_vertex), then this. Each invocation
+// skins one vertex of one instance into the output streams, which a plain
+// (non-skinning) pipeline then draws, as many times as the frame needs.
+//
+// Set 0: the mesh (bind-pose vertices, influences); set 1: the palette
+// storage; set 2: the output positions and normals (tightly packed vec3,
+// the plain pipeline's vertex streams 0 and 1).
+#include "common.glsl"
+
+layout(local_size_x = 64) in;
+
+// vkskin::skin::BaseVertex: position, normal, uv (8 floats).
+layout(set = 0, binding = 0, std430) readonly buffer MeshBase {
+    float v[];
+} mesh_base;
+// vkskin::skin::InfluenceVertex: 4 x u16 joints, 4 x f32 weights (6 words).
+layout(set = 0, binding = 1, std430) readonly buffer MeshInfluences0 {
+    uint v[];
+} mesh_inf0;
+layout(set = 0, binding = 2, std430) readonly buffer MeshInfluences1 {
+    uint v[];
+} mesh_inf1;
+
+layout(set = 2, binding = 0, std430) writeonly buffer OutPositions {
+    float v[];
+} out_pos;
+layout(set = 2, binding = 1, std430) writeonly buffer OutNormals {
+    float v[];
+} out_nrm;
+
+// Host mirror: vkskin::skin::ComputePush.
+layout(push_constant, std430) uniform ComputePush {
+    uint palette_base;
+    uint palette_stride;
+    uint vertex_count;
+    uint instance_count;
+    // Output vertex of instance 0's vertex 0.
+    uint out_base;
+} cp;
+
+void read_influences(uint v, bool second, out uvec4 j, out vec4 w) {
+    uint o = v * 6u;
+    uint a = second ? mesh_inf1.v[o] : mesh_inf0.v[o];
+    uint b = second ? mesh_inf1.v[o + 1u] : mesh_inf0.v[o + 1u];
+    j = uvec4(a & 0xffffu, a >> 16, b & 0xffffu, b >> 16);
+    for (uint k = 0u; k < 4u; ++k) {
+        w[k] = uintBitsToFloat(second ? mesh_inf1.v[o + 2u + k] : mesh_inf0.v[o + 2u + k]);
+    }
+}
+
+void main() {
+    uint v = gl_GlobalInvocationID.x;
+    uint inst = gl_GlobalInvocationID.y;
+    if (v >= cp.vertex_count || inst >= cp.instance_count) {
+        return;
+    }
+    uint o = v * 8u;
+    vec3 p = vec3(mesh_base.v[o], mesh_base.v[o + 1u], mesh_base.v[o + 2u]);
+    vec3 n = vec3(mesh_base.v[o + 3u], mesh_base.v[o + 4u], mesh_base.v[o + 5u]);
+    uvec4 j[2];
+    vec4 w[2];
+    read_influences(v, false, j[0], w[0]);
+#if INFLUENCES > 4
+    read_influences(v, true, j[1], w[1]);
+#else
+    j[1] = uvec4(0u);
+    w[1] = vec4(0.0);
+#endif
+    vec3 sp, sn;
+    skin_vertex(cp.palette_base + inst * cp.palette_stride, j, w, p, n, sp, sn);
+    uint dst = (cp.out_base + inst * cp.vertex_count + v) * 3u;
+    out_pos.v[dst] = sp.x;
+    out_pos.v[dst + 1u] = sp.y;
+    out_pos.v[dst + 2u] = sp.z;
+    out_nrm.v[dst] = sn.x;
+    out_nrm.v[dst + 1u] = sn.y;
+    out_nrm.v[dst + 2u] = sn.z;
+}

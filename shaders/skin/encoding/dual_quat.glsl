@@ -1,0 +1,52 @@
+// Encoding "dq": per bone a unit dual quaternion, real and dual parts in
+// two vec4 (host: vkskin::anim::DualQuat). Dual-quaternion skinning
+// (Kavan et al. 2008): each influence joins the first influence's
+// hemisphere, the sum is normalised by its real part, positions move by
+// the blend and normals turn by its rotation:
+// vkskin::anim::DualQuatSkinningJob (no scale/shear).
+#include "../common.glsl"
+#ifndef VEC4S_PER_BONE
+#define VEC4S_PER_BONE 2u
+#endif
+
+// The blended, normalised dual quaternion applied to (p, n).
+void dq_apply(vec4 real, vec4 dual, vec3 p, vec3 n, out vec3 op, out vec3 on) {
+    float len = length(real);
+    if (len < 1e-12) {
+        // Weights that cancel: nothing sensible to rotate by.
+        op = p;
+        on = normalize_or_zero(n);
+        return;
+    }
+    float inv = 1.0 / len;
+    vec4 r = real * inv;
+    vec4 d = dual * inv;
+    vec3 t = (d.xyz * r.w - r.xyz * d.w + cross(r.xyz, d.xyz)) * 2.0;
+    op = quat_rotate(r, p) + t;
+    on = normalize_or_zero(quat_rotate(r, n));
+}
+
+void dq_blend(uint base, uvec4 j[2], vec4 w[2], out vec4 real, out vec4 dual) {
+    // The hemisphere reference is the first slot's bone, whatever its
+    // weight, as on the CPU.
+    vec4 first = palette_vec4(base + j[0].x * VEC4S_PER_BONE, 0u);
+    real = vec4(0.0);
+    dual = vec4(0.0);
+    for (int s = 0; s < INFLUENCES; ++s) {
+        float wt = SLOT_WEIGHT(w, s);
+        if (wt == 0.0) continue;
+        uint b = base + SLOT_JOINT(j, s) * VEC4S_PER_BONE;
+        vec4 r = palette_vec4(b, 0u);
+        float ws = dot(r, first) < 0.0 ? -wt : wt;
+        real += r * ws;
+        dual += palette_vec4(b, 1u) * ws;
+    }
+}
+
+#ifndef DQ_SCALE
+void skin_vertex(uint base, uvec4 j[2], vec4 w[2], vec3 p, vec3 n, out vec3 op, out vec3 on) {
+    vec4 real, dual;
+    dq_blend(base, j, w, real, dual);
+    dq_apply(real, dual, p, n, op, on);
+}
+#endif

@@ -1,0 +1,73 @@
+// Stage "vertex": the vertex shader skins. A path's main file includes its
+// storage (palette_vec4), its encoding (skin_vertex), then this.
+//
+// Defines: INFLUENCES (4 or 8: a second joints/weights stream),
+// SKIN_CAPTURE (see capture.glsl).
+#include "../common/frame.glsl"
+#include "common.glsl"
+#include "instance.glsl"
+
+layout(location = 0) in vec3 in_position;
+layout(location = 1) in vec3 in_normal;
+layout(location = 2) in vec2 in_uv;
+layout(location = 3) in uvec4 in_joints0;
+layout(location = 4) in vec4 in_weights0;
+#if INFLUENCES > 4
+layout(location = 5) in uvec4 in_joints1;
+layout(location = 6) in vec4 in_weights1;
+#endif
+
+layout(location = 0) out vec3 out_normal;
+layout(location = 1) out vec2 out_uv;
+layout(location = 2) out vec4 out_tint;
+
+#ifdef PALETTE_IN_PUSH_CONSTANTS
+// One instance per draw, its palette pushed whole.
+uint palette_base() {
+    return 0u;
+}
+#else
+// Host mirror: vkskin::skin::DrawPush.
+layout(push_constant, std430) uniform DrawPush {
+    // First vec4 of the draw's first instance's palette (partition).
+    uint palette_base;
+    // Vec4s from one instance's palette to the next.
+    uint palette_stride;
+    // The draw's firstInstance.
+    uint first_instance;
+    uint _pad;
+} draw;
+
+uint palette_base() {
+    return draw.palette_base + (uint(gl_InstanceIndex) - draw.first_instance) * draw.palette_stride;
+}
+#endif
+
+#ifdef SKIN_CAPTURE
+#include "capture.glsl"
+// Partitioned meshes duplicate vertices: this is the original index.
+layout(location = 11) in uint in_source;
+#endif
+
+void main() {
+    uvec4 j[2];
+    vec4 w[2];
+    j[0] = in_joints0;
+    w[0] = in_weights0;
+#if INFLUENCES > 4
+    j[1] = in_joints1;
+    w[1] = in_weights1;
+#else
+    j[1] = uvec4(0u);
+    w[1] = vec4(0.0);
+#endif
+    vec3 p, n;
+    skin_vertex(palette_base(), j, w, in_position, in_normal, p, n);
+#ifdef SKIN_CAPTURE
+    capture_vertex(uint(gl_InstanceIndex), in_source, p, n);
+#endif
+    out_normal = instance_normal(n);
+    out_uv = in_uv;
+    out_tint = inst_tint;
+    gl_Position = frame.view_proj * vec4(instance_point(p), 1.0);
+}
