@@ -9,12 +9,12 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
+use vkskin::anim::PaletteHierarchy;
 use vkskin::anim::{LinearBlendJob, LocalToModelJob, Transform};
 use vkskin::assets::builtin::Trident;
 use vkskin::assets::Model;
 use vkskin::gpu::{vk, Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog};
 use vkskin::render::{Camera, FramesInFlight, OffscreenTarget, Projection};
-use vkskin::anim::PaletteHierarchy;
 use vkskin::skin::{
     CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath,
     SkinPathConfig,
@@ -218,6 +218,30 @@ impl PathRig {
         palettes: &[&[Affine3A]],
         shaded: bool,
     ) -> (usize, Vec<CapturedVertex>) {
+        let frame = self.submit(gpu, palettes, shaded);
+        self.frames.wait(&frame).expect("wait");
+        let captured = match &self.capture {
+            Some(c) => c
+                .read(palettes.len() * self.mesh.vertex_count() as usize)
+                .expect("read capture"),
+            None => Vec::new(),
+        };
+        (frame.index, captured)
+    }
+
+    /// Waits for every frame in flight.
+    pub fn wait_all(&self) {
+        self.frames.wait_all().expect("wait all");
+    }
+
+    /// Records and submits one frame without waiting for it (the next
+    /// `begin` of its slot waits).
+    pub fn submit(
+        &mut self,
+        gpu: &GpuTest,
+        palettes: &[&[Affine3A]],
+        shaded: bool,
+    ) -> vkskin::render::Frame {
         let frame = self.frames.begin().expect("begin");
         self.path.begin_frame(frame.index).expect("begin frame");
         let mut w = self
@@ -267,14 +291,7 @@ impl PathRig {
             c.barrier_to_host(d, frame.cmd);
         }
         self.frames.submit(&frame, None, None).expect("submit");
-        self.frames.wait(&frame).expect("wait");
-        let captured = match &self.capture {
-            Some(c) => c
-                .read(palettes.len() * self.mesh.vertex_count() as usize)
-                .expect("read capture"),
-            None => Vec::new(),
-        };
-        (frame.index, captured)
+        frame
     }
 }
 

@@ -72,10 +72,16 @@ fn check_cases(rig: &mut SkinCapture, desc: &PathDesc, cases: &[Case<'_>]) -> Ve
     refused
 }
 
-fn palettes_of(model: &Model, mesh: usize, poses: &[Vec<vkskin::anim::Transform>]) -> Vec<Vec<Affine3A>> {
+fn palettes_of(
+    model: &Model,
+    mesh: usize,
+    poses: &[Vec<vkskin::anim::Transform>],
+) -> Vec<Vec<Affine3A>> {
     poses
         .iter()
-        .map(|locals| model.skin_matrices(locals).expect("skin matrices")[model.meshes[mesh].skin].clone())
+        .map(|locals| {
+            model.skin_matrices(locals).expect("skin matrices")[model.meshes[mesh].skin].clone()
+        })
         .collect()
 }
 
@@ -108,7 +114,9 @@ fn every_path_matches_its_cpu_job_on_the_trident() {
                     desc.name
                 );
                 assert!(
-                    msg.to_lowercase().contains("\"trident\"") && msg.contains(desc.name) && msg.contains("bones"),
+                    msg.to_lowercase().contains("\"trident\"")
+                        && msg.contains(desc.name)
+                        && msg.contains("bones"),
                     "{msg}"
                 );
                 eprintln!("{}: refused as expected: {msg}", desc.name);
@@ -124,7 +132,12 @@ fn every_path_and_influence_count_matches_on_a_random_64_joint_cylinder() {
     let gpu = GpuTest::new();
     let models: Vec<(usize, Model)> = [1usize, 2, 4, 8]
         .iter()
-        .map(|&k| (k, procedural::chain_cylinder(64, k, 7 + k as u64).expect("cylinder")))
+        .map(|&k| {
+            (
+                k,
+                procedural::chain_cylinder(64, k, 7 + k as u64).expect("cylinder"),
+            )
+        })
         .collect();
     let cases: Vec<Case<'_>> = models
         .iter()
@@ -164,7 +177,11 @@ fn a_300_joint_chain_is_partitioned_where_the_window_is_small_and_whole_elsewher
         .map(|&t| model.pose(Some(clip), t, PlaybackMode::Loop).expect("pose"))
         // Non-uniform scale compounds over 300 joints into 1e5 coordinates;
         // the 64-joint cylinder covers it.
-        .chain(std::iter::once(procedural::random_pose(&model.skeleton, 5, false)))
+        .chain(std::iter::once(procedural::random_pose(
+            &model.skeleton,
+            5,
+            false,
+        )))
         .collect();
     let cases = [Case {
         label: "chain300".into(),

@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn fast_two_layer_blend_matches_the_general_loop() {
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(61);
         let a = random_pose(&mut rng, 21, 1.0);
         let b = random_pose(&mut rng, 21, 1.0);
@@ -469,7 +469,7 @@ mod tests {
     fn fast_two_layer_kernel_matches_the_scalar_loop_both_ways() {
         #[cfg(target_arch = "x86_64")]
         if crate::anim::simd::avx2_fma() && crate::anim::simd::x86::TRANSFORM_PACKED {
-            use rand::{Rng, SeedableRng};
+            use rand::SeedableRng;
             let mut rng = rand::rngs::StdRng::seed_from_u64(62);
             let n = 40;
             let (a, b) = (

@@ -38,7 +38,10 @@ pub fn pipeline_barrier(
     images: &[ImageBarrier],
     buffers: &[BufferBarrier],
 ) {
-    let rounds = images.len().div_ceil(BATCH).max(buffers.len().div_ceil(BATCH));
+    let rounds = images
+        .len()
+        .div_ceil(BATCH)
+        .max(buffers.len().div_ceil(BATCH));
     for r in 0..rounds {
         let imgs = images.get(r * BATCH..).unwrap_or(&[]);
         let bufs = buffers.get(r * BATCH..).unwrap_or(&[]);

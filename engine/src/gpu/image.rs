@@ -116,11 +116,8 @@ impl Image {
 impl Drop for Image {
     fn drop(&mut self) {
         // Destroyed once the frames that may use it have retired.
-        self.device.retire(Garbage::Image(
-            self.raw,
-            self.view,
-            self.allocation.take(),
-        ));
+        self.device
+            .retire(Garbage::Image(self.raw, self.view, self.allocation.take()));
     }
 }
 

@@ -3,7 +3,9 @@ use std::sync::Arc;
 use glam::{Affine3A, Mat4};
 
 use crate::anim::{PaletteHierarchy, PaletteReport};
-use crate::gpu::{begin, end, submit_and_wait, vk, CommandPool, Device, Fence, GpuError, GpuResult};
+use crate::gpu::{
+    begin, end, submit_and_wait, vk, CommandPool, Device, Fence, GpuError, GpuResult,
+};
 use crate::mesh::SkinnedMesh;
 use crate::skin::{
     CaptureBuffer, CapturedVertex, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath,

@@ -71,7 +71,11 @@ impl CaptureBuffer {
     }
 
     /// Room for `capacity` captured vertices.
-    pub fn new(device: &Arc<Device>, layout: &DescriptorSetLayout, capacity: usize) -> GpuResult<Self> {
+    pub fn new(
+        device: &Arc<Device>,
+        layout: &DescriptorSetLayout,
+        capacity: usize,
+    ) -> GpuResult<Self> {
         let pool = DescriptorPool::new(device, &[layout], 1)?;
         let set = pool
             .allocate(layout, 1)?

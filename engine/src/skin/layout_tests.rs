@@ -4,20 +4,50 @@
 
 use std::mem::{offset_of, size_of};
 
-use crate::anim::Affine4x3;
 use crate::gpu::reflect::struct_layout;
 use crate::gpu::{compile, ShaderDesc, ShaderSources};
 
-use super::{CapturedVertex, FrameUniforms};
+use super::{CaptureHeader, CapturedVertex, ComputePush, DrawPush, FrameUniforms};
+
+/// A path's generated main file, compiled the way `SkinPath` does.
+fn path_spirv(storage: &str, encoding: &str, stage: &str, capture: bool) -> Vec<u32> {
+    let file = if stage == "compute" {
+        "gen/t.comp"
+    } else {
+        "gen/t.vert"
+    };
+    let src = format!(
+        "#version 460\n#include \"skin/storage/{storage}.glsl\"\n#include \"skin/encoding/{encoding}.glsl\"\n#include \"skin/{stage}.glsl\"\n"
+    );
+    let mut desc = ShaderDesc::new(file)
+        .define("PALETTE_VEC4S", 24)
+        .define("INFLUENCES", 8);
+    if capture {
+        desc = desc.define("SKIN_CAPTURE", 1);
+    }
+    compile(&ShaderSources::embedded().with(file, src), &desc).unwrap()
+}
 
 fn skin_spirv() -> Vec<u32> {
-    compile(
-        &ShaderSources::embedded(),
-        &ShaderDesc::new("skin/lbs_4x3_ubo.vert")
-            .define("PALETTE_CAPACITY", 7)
-            .define("SKIN_CAPTURE", 1),
-    )
-    .unwrap()
+    path_spirv("ssbo", "affine4x3", "vertex", true)
+}
+
+#[test]
+fn every_storage_and_encoding_compiles_in_both_stages() {
+    for storage in ["push", "ubo", "texel", "ssbo"] {
+        for encoding in [
+            "affine4x3",
+            "quat_translation",
+            "dual_quat",
+            "dual_quat_scale",
+        ] {
+            path_spirv(storage, encoding, "vertex", false);
+            path_spirv(storage, encoding, "vertex", true);
+            if storage != "push" {
+                path_spirv(storage, encoding, "compute", false);
+            }
+        }
+    }
 }
 
 #[test]
@@ -44,17 +74,49 @@ fn frame_uniforms_match_the_shader_block() {
 }
 
 #[test]
-fn palette_4x3_rows_match_affine4x3() {
-    let l = struct_layout(&skin_spirv(), "Palette4x3").unwrap();
-    let rows = l.member("rows").unwrap();
-    assert_eq!(rows.offset, 0);
-    assert_eq!(rows.array_stride, Some(16));
-    assert_eq!(3 * 16, size_of::<Affine4x3>());
-    assert_eq!(super::Palette4x3Ubo::BYTES_PER_BONE, 48);
+fn palettes_are_arrays_of_vec4() {
+    for (storage, block) in [
+        ("ubo", "PaletteUbo"),
+        ("ssbo", "PaletteSsbo"),
+        ("push", "PalettePush"),
+    ] {
+        let spirv = path_spirv(storage, "dual_quat", "vertex", false);
+        let l = struct_layout(&spirv, block).unwrap_or_else(|| panic!("{block}"));
+        let v = l.member("v").unwrap();
+        assert_eq!((v.offset, v.array_stride), (0, Some(16)), "{storage}");
+    }
 }
 
 #[test]
-fn captured_vertex_matches_the_shader_struct() {
+fn draw_push_matches_the_shader_block() {
+    let l = struct_layout(&skin_spirv(), "DrawPush").unwrap();
+    for (name, off) in [
+        ("palette_base", offset_of!(DrawPush, palette_base)),
+        ("palette_stride", offset_of!(DrawPush, palette_stride)),
+        ("first_instance", offset_of!(DrawPush, first_instance)),
+    ] {
+        assert_eq!(l.member(name).unwrap().offset as usize, off, "{name}");
+    }
+    assert_eq!(size_of::<DrawPush>(), 16);
+}
+
+#[test]
+fn compute_push_matches_the_shader_block() {
+    let spirv = path_spirv("ssbo", "affine4x3", "compute", false);
+    let l = struct_layout(&spirv, "ComputePush").unwrap();
+    for (name, off) in [
+        ("palette_base", offset_of!(ComputePush, palette_base)),
+        ("palette_stride", offset_of!(ComputePush, palette_stride)),
+        ("vertex_count", offset_of!(ComputePush, vertex_count)),
+        ("instance_count", offset_of!(ComputePush, instance_count)),
+        ("out_base", offset_of!(ComputePush, out_base)),
+    ] {
+        assert_eq!(l.member(name).unwrap().offset as usize, off, "{name}");
+    }
+}
+
+#[test]
+fn captured_vertex_and_header_match_the_shader() {
     let spirv = skin_spirv();
     let v = struct_layout(&spirv, "CapturedVertex").unwrap();
     assert_eq!(
@@ -66,8 +128,15 @@ fn captured_vertex_matches_the_shader_struct() {
         offset_of!(CapturedVertex, normal)
     );
     let block = struct_layout(&spirv, "Capture").unwrap();
+    for (name, off) in [
+        ("vertex_count", offset_of!(CaptureHeader, vertex_count)),
+        ("first", offset_of!(CaptureHeader, first)),
+        ("capacity", offset_of!(CaptureHeader, capacity)),
+    ] {
+        assert_eq!(block.member(name).unwrap().offset as usize, off, "{name}");
+    }
     let arr = block.member("vertices").unwrap();
-    assert_eq!(arr.offset, 0);
+    assert_eq!(arr.offset as usize, size_of::<CaptureHeader>());
     assert_eq!(arr.array_stride, Some(size_of::<CapturedVertex>() as u32));
 }
 

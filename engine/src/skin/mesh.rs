@@ -126,7 +126,10 @@ impl PreparedMesh {
 }
 
 fn fault(mesh: &SkinnedMesh, path: &PathDesc, what: impl std::fmt::Display) -> GpuError {
-    GpuError::InvalidArgument(format!("mesh {:?} on path {}: {what}", mesh.name, path.name))
+    GpuError::InvalidArgument(format!(
+        "mesh {:?} on path {}: {what}",
+        mesh.name, path.name
+    ))
 }
 
 /// Checks `mesh` and returns its influences padded to `slots` per vertex
@@ -197,7 +200,11 @@ fn checked_influences(
         };
         for s in 0..k {
             out.joints[v * slots + s] = js[s];
-            out.weights[v * slots + s] = if ws[s].is_finite() { ws[s] * scale } else { 0.0 };
+            out.weights[v * slots + s] = if ws[s].is_finite() {
+                ws[s] * scale
+            } else {
+                0.0
+            };
         }
     }
     Ok((out, slots as u32))
@@ -245,7 +252,9 @@ pub(crate) fn prepare(
                 return Err(fault(
                     mesh,
                     path,
-                    format!("{palette_len} bones, but a draw of this path addresses {cap} ({limit})"),
+                    format!(
+                        "{palette_len} bones, but a draw of this path addresses {cap} ({limit})"
+                    ),
                 ));
             }
             partition_bones(&mesh.indices, &inf, cap).map_err(|e| match e {
@@ -281,7 +290,10 @@ pub(crate) fn prepare(
             let v = v as usize;
             base.push(BaseVertex {
                 position: mesh.positions[v].to_array(),
-                normal: mesh.normals.get(v).map_or([0.0, 0.0, 1.0], |n| n.to_array()),
+                normal: mesh
+                    .normals
+                    .get(v)
+                    .map_or([0.0, 0.0, 1.0], |n| n.to_array()),
                 uv: mesh.uvs.get(v).map_or([0.0; 2], |t| t.to_array()),
             });
             source.push(v as u32);
@@ -328,7 +340,11 @@ pub(crate) fn prepare(
     let base_buf = upload("mesh base vertices", vb, bytemuck::cast_slice(&base))?;
     let inf0_buf = upload("mesh influences 0-3", vb, bytemuck::cast_slice(&inf0))?;
     let inf1_buf = if slots > 4 {
-        Some(upload("mesh influences 4-7", vb, bytemuck::cast_slice(&inf1))?)
+        Some(upload(
+            "mesh influences 4-7",
+            vb,
+            bytemuck::cast_slice(&inf1),
+        )?)
     } else {
         None
     };

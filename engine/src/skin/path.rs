@@ -43,7 +43,11 @@ pub struct SkinPathConfig {
 }
 
 impl SkinPathConfig {
-    pub fn new(color_format: vk::Format, depth_format: vk::Format, frames_in_flight: usize) -> Self {
+    pub fn new(
+        color_format: vk::Format,
+        depth_format: vk::Format,
+        frames_in_flight: usize,
+    ) -> Self {
         Self {
             frames_in_flight,
             color_format,
@@ -221,10 +225,9 @@ impl InstanceWriter<'_> {
             }
             None => {
                 for part in &m.parts {
-                    let out = self
-                        .palette
-                        .get_mut(part.palette_offset..)
-                        .ok_or_else(|| anim(crate::anim::AnimError::InvalidJob("palette block".into())))?;
+                    let out = self.palette.get_mut(part.palette_offset..).ok_or_else(|| {
+                        anim(crate::anim::AnimError::InvalidJob("palette block".into()))
+                    })?;
                     m.path
                         .encoding
                         .encode(skin, &part.bones, &part.hierarchy, out, &mut report)
@@ -308,7 +311,11 @@ fn stage_flags() -> vk::ShaderStageFlags {
 }
 
 impl SkinPath {
-    pub fn new(device: &Arc<Device>, desc: &'static PathDesc, cfg: SkinPathConfig) -> GpuResult<Self> {
+    pub fn new(
+        device: &Arc<Device>,
+        desc: &'static PathDesc,
+        cfg: SkinPathConfig,
+    ) -> GpuResult<Self> {
         if cfg.frames_in_flight == 0 || cfg.frames_in_flight > 8 {
             return Err(GpuError::InvalidArgument(format!(
                 "{} frames in flight (1..=8)",
@@ -434,7 +441,9 @@ impl SkinPath {
         for _ in 0..n {
             let alloc = |l: &Option<DescriptorSetLayout>| -> GpuResult<vk::DescriptorSet> {
                 match (&pool, l) {
-                    (Some(p), Some(l)) => Ok(p.allocate(l, 1)?.first().copied().unwrap_or_default()),
+                    (Some(p), Some(l)) => {
+                        Ok(p.allocate(l, 1)?.first().copied().unwrap_or_default())
+                    }
                     _ => Ok(vk::DescriptorSet::null()),
                 }
             };
@@ -536,7 +545,11 @@ impl SkinPath {
         mesh: &SkinnedMesh,
         hierarchy: &PaletteHierarchy,
     ) -> GpuResult<PreparedMesh> {
-        let cap = if self.desc.stage == Stage::Cpu { None } else { self.capacity };
+        let cap = if self.desc.stage == Stage::Cpu {
+            None
+        } else {
+            self.capacity
+        };
         let limit = self.limit_text();
         let prepared = prepare(
             &self.device,
@@ -577,7 +590,11 @@ impl SkinPath {
     }
 
     fn ensure_pipelines(&mut self, influences: u32) -> GpuResult<()> {
-        let key_influences = if self.desc.stage == Stage::Vertex { influences } else { 0 };
+        let key_influences = if self.desc.stage == Stage::Vertex {
+            influences
+        } else {
+            0
+        };
         for polygon in self.polygon_modes() {
             let key = PipelineKey {
                 influences: key_influences,
@@ -589,7 +606,8 @@ impl SkinPath {
             let p = self.build_graphics(key)?;
             self.pipelines.push((key, p));
         }
-        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == influences) {
+        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == influences)
+        {
             let p = self.build_compute(influences)?;
             self.compute.push((influences, p));
         }
@@ -730,11 +748,17 @@ impl SkinPath {
             ));
         }
         if count == 0 {
-            return Err(GpuError::InvalidArgument("a batch of zero instances".into()));
+            return Err(GpuError::InvalidArgument(
+                "a batch of zero instances".into(),
+            ));
         }
         let vc = prepared.vertex_count as usize;
         let stage = self.desc.stage;
-        let stride = if stage == Stage::Cpu { 0 } else { prepared.instance_vec4s };
+        let stride = if stage == Stage::Cpu {
+            0
+        } else {
+            prepared.instance_vec4s
+        };
         let palette_base = slot.palette_used.div_ceil(self.align) * self.align;
         let palette_end = count
             .checked_mul(stride)
@@ -855,11 +879,7 @@ impl SkinPath {
         let bytes = (total * 16) as u64;
         let mut buf = Buffer::new(
             &d,
-            &BufferDesc::host(
-                "palette storage",
-                bytes,
-                storage.usage(),
-            ),
+            &BufferDesc::host("palette storage", bytes, storage.usage()),
         )?;
         // Batches already written this frame move along.
         if let Some(old) = &mut slot.palette {
@@ -894,7 +914,11 @@ impl SkinPath {
         let size = (cap * std::mem::size_of::<InstanceRecord>()) as u64;
         let mut buf = Buffer::new(
             &d,
-            &BufferDesc::host("instance records", size, vk::BufferUsageFlags::VERTEX_BUFFER),
+            &BufferDesc::host(
+                "instance records",
+                size,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            ),
         )?;
         if let Some(old) = &mut slot.records {
             let used = slot.records_used * std::mem::size_of::<InstanceRecord>();
@@ -1136,17 +1160,32 @@ impl SkinPath {
             for i in 0..batch.count {
                 let offset = (batch.out_base + i * batch.vertex_count) as i32;
                 unsafe {
-                    d.cmd_draw_indexed(cmd, prepared.index_count, 1, 0, offset, batch.first_record + i)
+                    d.cmd_draw_indexed(
+                        cmd,
+                        prepared.index_count,
+                        1,
+                        0,
+                        offset,
+                        batch.first_record + i,
+                    )
                 };
             }
             return Ok(());
         }
-        let inf1 = prepared.influences1.as_ref().unwrap_or(&prepared.influences0);
+        let inf1 = prepared
+            .influences1
+            .as_ref()
+            .unwrap_or(&prepared.influences0);
         unsafe {
             d.cmd_bind_vertex_buffers(
                 cmd,
                 0,
-                &[prepared.base.raw(), prepared.influences0.raw(), inf1.raw(), records.raw()],
+                &[
+                    prepared.base.raw(),
+                    prepared.influences0.raw(),
+                    inf1.raw(),
+                    records.raw(),
+                ],
                 &[0, 0, 0, 0],
             );
             if self.cfg.capture {
@@ -1162,7 +1201,8 @@ impl SkinPath {
                 Some("push") => {
                     for i in 0..batch.count as usize {
                         let start = batch.palette_base + i * batch.stride + part.palette_offset;
-                        let bytes: &[u8] = bytemuck::cast_slice(&slot.push[start..start + part_len]);
+                        let bytes: &[u8] =
+                            bytemuck::cast_slice(&slot.push[start..start + part_len]);
                         unsafe {
                             d.cmd_push_constants(cmd, layout, vs, 0, bytes);
                             d.cmd_draw_indexed(
@@ -1300,7 +1340,12 @@ fn vertex_input(
         bindings.push(binding(0, std::mem::size_of::<BaseVertex>(), v));
         attrs.push(attr(0, 0, f3, offset_of!(BaseVertex, position)));
         attrs.push(attr(1, 0, f3, offset_of!(BaseVertex, normal)));
-        attrs.push(attr(2, 0, vk::Format::R32G32_SFLOAT, offset_of!(BaseVertex, uv)));
+        attrs.push(attr(
+            2,
+            0,
+            vk::Format::R32G32_SFLOAT,
+            offset_of!(BaseVertex, uv),
+        ));
         let iv = std::mem::size_of::<InfluenceVertex>();
         bindings.push(binding(1, iv, v));
         attrs.push(attr(3, 1, u4, offset_of!(InfluenceVertex, joints)));

@@ -76,7 +76,8 @@ impl PathDesc {
     /// Whether meshes larger than [`PathDesc::capacity`] are split into
     /// partitions (window storages) rather than refused.
     pub fn partitions(&self) -> bool {
-        self.stage == Stage::Vertex && matches!(self.storage.map(|s| s.name()), Some("push" | "ubo"))
+        self.stage == Stage::Vertex
+            && matches!(self.storage.map(|s| s.name()), Some("push" | "ubo"))
     }
 
     /// What the path cannot serve, in words, on a device with `limits`.
@@ -144,7 +145,11 @@ pub fn find(name: &str) -> Option<&'static PathDesc> {
 
 /// Every path name, comma-separated (for error messages).
 pub fn names() -> String {
-    paths().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+    paths()
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The best path for a mesh of `bones` palette entries drawn `instances`

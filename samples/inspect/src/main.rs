@@ -16,12 +16,13 @@ use std::process::ExitCode;
 use clap::Parser;
 use glam::Vec3;
 use serde::Serialize;
+use vkskin::anim::PaletteHierarchy;
 use vkskin::anim::{PlaybackMode, Transform};
 use vkskin::assets::gltf::GltfInfo;
 use vkskin::assets::{LoadOptions, Model};
 use vkskin::gpu::{Device, DeviceDesc, Instance, InstanceDesc, MessageLog};
 use vkskin::render::SkinCapture;
-use vkskin::skin::PathKind;
+use vkskin::skin::PathDesc;
 
 #[derive(Parser, Debug)]
 #[command(about = "Inspect a glTF/GLB/.x model, or dump its skinned vertices")]
@@ -53,11 +54,12 @@ struct Args {
     out: Option<PathBuf>,
 }
 
-/// The skinning paths `--path` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The skinning paths `--path` knows: the CPU reference (linear blend
+/// skinning) or any path of the engine's registry.
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum SkinPath {
     Cpu,
-    Gpu(PathKind),
+    Gpu(&'static PathDesc),
 }
 
 fn parse_path(p: &str) -> Result<SkinPath, String> {
@@ -65,11 +67,11 @@ fn parse_path(p: &str) -> Result<SkinPath, String> {
     if p == "cpu" {
         return Ok(SkinPath::Cpu);
     }
-    if let Some(kind) = PathKind::from_name(&p) {
-        return Ok(SkinPath::Gpu(kind));
+    if let Some(desc) = vkskin::skin::find(&p) {
+        return Ok(SkinPath::Gpu(desc));
     }
     let names: Vec<&str> = std::iter::once("cpu")
-        .chain(PathKind::ALL.iter().map(|k| k.name()))
+        .chain(vkskin::skin::paths().iter().map(|d| d.name))
         .collect();
     Err(format!(
         "unknown skinning path {p:?}; known: {}",
@@ -301,7 +303,7 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
     let clip = clip.map(|c| c.name().to_string());
     let skinned = match path {
         SkinPath::Cpu => skin_cpu(model, &locals)?,
-        SkinPath::Gpu(kind) => skin_gpu(model, &locals, kind, args.device.as_deref())?,
+        SkinPath::Gpu(desc) => skin_gpu(model, &locals, desc, args.device.as_deref())?,
     };
     let primitives = skinned
         .into_iter()
@@ -318,7 +320,7 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
         time: args.time,
         path: match path {
             SkinPath::Cpu => "cpu".into(),
-            SkinPath::Gpu(kind) => kind.name().into(),
+            SkinPath::Gpu(desc) => desc.name.into(),
         },
         primitives,
     })
@@ -326,13 +328,15 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
 
 type Skinned = (Vec<Vec3>, Vec<Vec3>);
 
-/// Every mesh skinned on the GPU through `kind` in capture mode. Validation
+/// Every mesh skinned on the GPU through path `desc` in capture mode
+/// (the CPU stage's paths run their CPU job and capture what the plain
+/// pipeline draws). Validation
 /// follows the engine's default (on in debug builds, or with
 /// VKSKIN_VALIDATION=1); any validation warning or error fails the dump.
 fn skin_gpu(
     model: &Model,
     locals: &[Transform],
-    kind: PathKind,
+    desc: &'static PathDesc,
     device: Option<&str>,
 ) -> Result<Vec<Skinned>, String> {
     let palettes = model.skin_matrices(locals).map_err(|e| e.to_string())?;
@@ -351,17 +355,22 @@ fn skin_gpu(
             },
         )
         .map_err(|e| format!("Vulkan device: {e}"))?;
-        let capacity = palettes.iter().map(Vec::len).max().unwrap_or(1);
-        let mut rig = SkinCapture::new(&device, kind, capacity)
-            .map_err(|e| format!("{} path: {e}", kind.name()))?;
+        let mut rig = SkinCapture::new(&device, desc, None)
+            .map_err(|e| format!("{} path: {e}", desc.name))?;
         let mut out = Vec::with_capacity(model.meshes.len());
         for m in &model.meshes {
             let palette = palettes
                 .get(m.skin)
                 .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
+            let skin = model
+                .skins
+                .get(m.skin)
+                .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
+            let hierarchy =
+                PaletteHierarchy::new(skin, &model.skeleton).map_err(|e| e.to_string())?;
             let captured = rig
-                .run(m, palette)
-                .map_err(|e| format!("mesh {:?} through {}: {e}", m.name, kind.name()))?;
+                .run_mesh(m, &hierarchy, palette)
+                .map_err(|e| format!("mesh {:?} through {}: {e}", m.name, desc.name))?;
             out.push((
                 captured.iter().map(|v| v.position()).collect(),
                 captured.iter().map(|v| v.normal()).collect(),

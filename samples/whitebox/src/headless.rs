@@ -36,9 +36,11 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             let t = i as f32 / args.fps;
             let frame = frames.begin().map_err(err)?;
             scene.update(frame.index, t, aspect).map_err(err)?;
+            scene.prepass(frame.cmd, frame.index).map_err(err)?;
             target.begin(frame.cmd, CLEAR);
             scene.record(frame.cmd, frame.index, aspect).map_err(err)?;
             target.end_and_copy(frame.cmd);
+            scene.finish(frame.cmd, frame.index).map_err(err)?;
             frames.submit(&frame, None, None).map_err(err)?;
             // One readback target: wait before the next frame reuses it.
             frames.wait(&frame).map_err(err)?;

@@ -4,15 +4,13 @@
 
 use std::sync::Arc;
 
-use vkskin::anim::{LocalToModelJob, Transform};
+use vkskin::anim::{LocalToModelJob, PaletteHierarchy, Transform};
 use vkskin::assets::builtin::Trident;
 use vkskin::assets::Model;
 use vkskin::glam::{Affine3A, Vec3};
-use vkskin::gpu::{vk, Device, GpuResult, ShaderSources};
+use vkskin::gpu::{vk, Device, GpuError, GpuResult, ShaderSources};
 use vkskin::render::{Camera, JointMarkers, Projection};
-use vkskin::skin::{
-    FrameSets, FrameUniforms, GpuMesh, PathKind, SkinPipeline, SkinPipelineDesc, SkinningPath,
-};
+use vkskin::skin::{Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
 pub const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
 const WIRE: [f32; 4] = [0.92, 0.92, 0.85, 1.0];
@@ -20,10 +18,10 @@ const MARKER: [f32; 4] = [1.0, 0.45, 0.15, 1.0];
 
 pub struct Scene {
     model: Model,
-    mesh: GpuMesh,
-    path: Box<dyn SkinningPath>,
+    mesh: PreparedMesh,
+    path: SkinPath,
     frame_sets: FrameSets,
-    pipeline: SkinPipeline,
+    batch: Option<Batch>,
     markers: JointMarkers,
     pub camera: Camera,
     pose: Vec<Transform>,
@@ -41,9 +39,6 @@ impl Scene {
     ) -> GpuResult<Self> {
         let model = Trident::model();
         let sources = ShaderSources::embedded();
-        let mesh = GpuMesh::new(device, &model.meshes[0])?;
-        let path =
-            PathKind::Palette4x3Ubo.create(device, model.skins[0].len(), frames_in_flight)?;
         let frame_sets = FrameSets::new(device, frames_in_flight)?;
         let wireframe = device.features().fill_mode_non_solid;
         if !wireframe {
@@ -51,30 +46,19 @@ impl Scene {
                 "whitebox: the device lacks fillModeNonSolid; drawing solid instead of wireframe"
             );
         }
-        let pipeline = SkinPipeline::new(
-            device,
-            &sources,
-            path.as_ref(),
-            &frame_sets,
-            &SkinPipelineDesc {
-                color_format,
-                depth_format,
-                polygon_mode: if wireframe {
-                    vk::PolygonMode::LINE
-                } else {
-                    vk::PolygonMode::FILL
-                },
-                cull_mode: vk::CullModeFlags::NONE,
-                capture: false,
-            },
-        )?;
+        let mut cfg = SkinPathConfig::new(color_format, depth_format, frames_in_flight);
+        cfg.wireframe = wireframe;
+        let mut path = SkinPath::by_name(device, "4x3-ubo", cfg)?;
+        let hierarchy = PaletteHierarchy::new(&model.skins[0], &model.skeleton)
+            .map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
+        let mesh = path.prepare(&model.meshes[0], &hierarchy)?;
         let markers = JointMarkers::new(device, &sources, color_format, depth_format)?;
         let n = model.skeleton.len();
         Ok(Self {
             mesh,
             path,
             frame_sets,
-            pipeline,
+            batch: None,
             markers,
             camera: camera(),
             pose: vec![Transform::IDENTITY; n],
@@ -99,7 +83,11 @@ impl Scene {
         self.model.skins[0]
             .skin_matrices(&self.models, &mut self.skin)
             .map_err(|e| vkskin::gpu::GpuError::InvalidArgument(e.to_string()))?;
-        self.path.upload(frame, &self.skin)?;
+        self.path.begin_frame(frame)?;
+        let mut writer = self.path.batch(frame, &self.mesh, 1)?;
+        self.batch = Some(writer.batch());
+        let skin = &self.skin;
+        writer.write_all(|_| (skin.as_slice(), Affine3A::IDENTITY, [1.0; 4]))?;
         let (color, light) = if self.wireframe {
             (WIRE, [0.0, 0.0, 1.0, 0.0])
         } else {
@@ -115,14 +103,38 @@ impl Scene {
         )
     }
 
+    /// Records what precedes the rendering scope (the path's GPU timer).
+    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
+        let batch = self.batch.as_ref().ok_or_else(no_update)?;
+        self.path.prepass(cmd, frame, &[(batch, &self.mesh)])
+    }
+
+    /// Records what follows the rendering scope (the GPU timer's end).
+    pub fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
+        self.path.finish(cmd, frame)
+    }
+
+    /// GPU milliseconds of the skinned draw in slot `frame`'s last use.
+    #[allow(dead_code)]
+    pub fn gpu_ms(&self, frame: usize) -> Option<f64> {
+        self.path.gpu_ms(frame)
+    }
+
     /// Records the draws inside a rendering scope.
     pub fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()> {
-        self.pipeline.record(
+        let batch = self.batch.as_ref().ok_or_else(no_update)?;
+        let polygon = if self.wireframe {
+            vk::PolygonMode::LINE
+        } else {
+            vk::PolygonMode::FILL
+        };
+        self.path.record_draw(
             cmd,
-            &self.frame_sets,
             frame,
-            self.path.as_ref(),
+            &self.frame_sets,
+            batch,
             &self.mesh,
+            polygon,
             None,
         )?;
         self.markers.record(
@@ -134,6 +146,10 @@ impl Scene {
         );
         Ok(())
     }
+}
+
+fn no_update() -> GpuError {
+    GpuError::InvalidArgument("Scene::record before Scene::update".into())
 }
 
 /// Looking down -Z at the trident (it lies in the XY plane), far enough

@@ -144,9 +144,11 @@ impl App {
         let aspect = image.extent.width as f32 / image.extent.height as f32;
         let t = self.start.elapsed().as_secs_f32();
         gpu.scene.update(frame.index, t, aspect)?;
+        gpu.scene.prepass(frame.cmd, frame.index)?;
         gpu.target.begin(frame.cmd, image, CLEAR)?;
         gpu.scene.record(frame.cmd, frame.index, aspect)?;
         gpu.target.end(frame.cmd, image)?;
+        gpu.scene.finish(frame.cmd, frame.index)?;
         gpu.frames.submit(
             &frame,
             Some((

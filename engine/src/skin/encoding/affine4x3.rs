@@ -1,7 +1,7 @@
 use glam::Affine3A;
 
 use super::{check_encode, CpuSkinning, Encoding};
-use crate::anim::{AnimError, Affine4x3, LinearBlendJob, PaletteHierarchy, PaletteReport};
+use crate::anim::{Affine4x3, AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
 
 /// "4x3": the top three rows of each skinning matrix (three vec4,
 /// [`Affine4x3`]); linear blend skinning, exact for any affine matrix.

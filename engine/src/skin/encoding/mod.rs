@@ -121,7 +121,9 @@ fn encode_dq_bones(
         reals.clear();
         reals.resize(bones.len(), Quat::IDENTITY);
         // A zero real part marks "not yet written" (a unit quaternion never is).
-        reals.iter_mut().for_each(|q| *q = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
+        reals
+            .iter_mut()
+            .for_each(|q| *q = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
         for &k in &hierarchy.order {
             let k = k as usize;
             let (Some(&b), Some(&p)) = (bones.get(k), hierarchy.parent.get(k)) else {
@@ -135,11 +137,9 @@ fn encode_dq_bones(
             } else {
                 match reals.get(p as usize) {
                     Some(q) if q.length_squared() > 0.0 => *q,
-                    _ => {
-                        return Err(AnimError::InvalidJob(format!(
-                            "palette entry {k} follows entry {p}, which comes later or does not exist"
-                        )))
-                    }
+                    _ => return Err(AnimError::InvalidJob(format!(
+                        "palette entry {k} follows entry {p}, which comes later or does not exist"
+                    ))),
                 }
             };
             let (dq, s, dev) = crate::anim::dual_quat_of(&skin[b as usize], reference);
