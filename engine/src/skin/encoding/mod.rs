@@ -137,9 +137,11 @@ fn encode_dq_bones(
             } else {
                 match reals.get(p as usize) {
                     Some(q) if q.length_squared() > 0.0 => *q,
-                    _ => return Err(AnimError::InvalidJob(format!(
+                    _ => {
+                        return Err(AnimError::InvalidJob(format!(
                         "palette entry {k} follows entry {p}, which comes later or does not exist"
-                    ))),
+                    )))
+                    }
                 }
             };
             let (dq, s, dev) = crate::anim::dual_quat_of(&skin[b as usize], reference);
