@@ -58,7 +58,8 @@ fn validation_layer_and_sync_validation_are_on_and_quiet() {
     })
     .unwrap();
     assert_eq!(dst.read::<u32>(0, data.len()).unwrap(), data);
-    gpu.assert_clean();
+    drop((src, dst));
+    gpu.finish();
 }
 
 #[test]
@@ -317,7 +318,8 @@ fn timestamps_measure_submitted_work() {
     let ticks = q.read_ticks().unwrap();
     let ns = q.elapsed_ns(&ticks, 0, 1).unwrap();
     assert!(ticks[1] >= ticks[0] && ns >= 0.0, "{ticks:?}");
-    gpu.assert_clean();
+    drop((q, buf));
+    gpu.finish();
 }
 
 #[test]
@@ -337,7 +339,8 @@ fn host_buffers_reject_out_of_range_writes() {
         b.write_bytes(u64::MAX, &[0u8; 8]),
         Err(GpuError::InvalidArgument(_))
     ));
-    gpu.assert_clean();
+    drop(b);
+    gpu.finish();
 }
 
 #[test]
@@ -416,5 +419,6 @@ fn compute_pipeline_writes_a_storage_buffer() {
     let got: Vec<u32> = out.read(0, n).unwrap();
     let want: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
     assert_eq!(got, want);
-    gpu.assert_clean();
+    drop((pipeline, layout, out, pool, set_layout, shader));
+    gpu.finish();
 }

@@ -284,3 +284,39 @@ fn bad_palettes_and_too_many_instances_are_errors_naming_the_limit() {
     drop((mesh, path));
     gpu.finish();
 }
+
+#[test]
+fn encodings_report_the_bones_they_cannot_keep() {
+    let gpu = GpuTest::new();
+    let model = vkskin::assets::builtin::procedural::chain_cylinder(16, 4, 9).unwrap();
+    let h = hierarchy(&model);
+    let pose = |nus| {
+        let locals = vkskin::assets::builtin::procedural::random_pose(&model.skeleton, 4, nus);
+        model.skin_matrices(&locals).unwrap().remove(0)
+    };
+    let (rigid, scaled) = (pose(false), pose(true));
+    for (name, lossy_when_scaled) in [
+        ("4x3-ssbo", false),
+        ("qt-ssbo", true),
+        ("qt-cpu", true),
+        ("dq-texel", true),
+        ("dq-compute", true),
+        ("dq-scale-ubo", false),
+    ] {
+        let mut rig =
+            vkskin::render::SkinCapture::new(&gpu.device, find(name).unwrap(), None).unwrap();
+        let mesh = rig.prepare(&model.meshes[0], &h).unwrap();
+        let (_, r) = rig.run(&mesh, &[&rigid]).unwrap();
+        assert!(
+            r.lossy.is_empty(),
+            "{name}: rigid pose reported lossy {:?}",
+            r.lossy
+        );
+        let (_, r) = rig.run(&mesh, &[&scaled]).unwrap();
+        assert_eq!(!r.lossy.is_empty(), lossy_when_scaled, "{name}: {r:?}");
+        if lossy_when_scaled {
+            assert!(r.max_deviation > 0.05, "{name}: {r:?}");
+        }
+    }
+    gpu.finish();
+}

@@ -64,9 +64,24 @@ fn palettes_rewritten_every_frame_with_two_and_three_frames_in_flight() {
     // shows that frame's pose, never a neighbour's.
     let gpu = GpuTest::new();
     for frames in [2usize, 3] {
-        for name in ["4x3-ubo", "dq-ssbo", "qt-push", "4x3-compute", "dq-cpu"] {
-            let (model, mut rig) = trident_rig(&gpu, name, vk::PolygonMode::FILL, true, frames);
-            let desc = find(name).unwrap();
+        for desc in vkskin::skin::paths() {
+            let name = desc.name;
+            let model = Trident::model();
+            let Ok(mut rig) = PathRig::new(
+                &gpu,
+                desc,
+                &model,
+                0,
+                vk::PolygonMode::FILL,
+                true,
+                None,
+                frames,
+                64,
+            ) else {
+                // A push palette too small for the trident (checked in gpu_paths).
+                assert!(name.ends_with("-push"), "{name} refused the trident");
+                continue;
+            };
             let hierarchy = PaletteHierarchy::new(&model.skins[0], &model.skeleton).unwrap();
             let mut slots = Vec::new();
             for i in 0..(3 * frames) {

@@ -157,7 +157,7 @@ pub fn names() -> String {
 /// matrix (scale and shear included) and the cheapest to blend; a uniform
 /// buffer is the fastest read where the palette fits one window; crowds and
 /// skeletons beyond the window go to a storage buffer, which needs no
-/// partitioning.
+/// partitioning. The reason is also logged (`log::info!`).
 pub fn auto(device: &Device, bones: usize, instances: usize) -> (&'static PathDesc, String) {
     let pick = |name| find(name).unwrap_or(&paths()[0]);
     let ubo = pick("4x3-ubo");
@@ -166,6 +166,7 @@ pub fn auto(device: &Device, bones: usize, instances: usize) -> (&'static PathDe
         let why = format!(
             "4x3-ubo: {bones} bones fit one uniform-buffer window of {cap}, no partitioning; 4x3 keeps any scale"
         );
+        log::info!("skinning path (auto): {why}");
         return (ubo, why);
     }
     let ssbo = pick("4x3-ssbo");
@@ -174,5 +175,6 @@ pub fn auto(device: &Device, bones: usize, instances: usize) -> (&'static PathDe
     } else {
         format!("4x3-ssbo: {bones} bones exceed the uniform-buffer window of {cap}; a storage buffer needs no partitioning")
     };
+    log::info!("skinning path (auto): {why}");
     (ssbo, why)
 }
