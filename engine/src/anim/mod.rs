@@ -19,6 +19,7 @@
 
 mod blending;
 mod clip;
+mod crowd;
 mod error;
 mod local_to_model;
 mod palette;
@@ -32,6 +33,7 @@ mod transform;
 
 pub use blending::{additive_delta, BlendLayer, BlendingJob};
 pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use crowd::{Crowd, CrowdInstance, Parallelism};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
 pub use palette::{
