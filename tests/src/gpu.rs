@@ -355,7 +355,7 @@ pub fn normal_sensitivity(
             .iter()
             .enumerate()
             .map(|(j, m)| {
-                let f = |k: usize| 1.0 + eps * if (j + k) % 3 == 0 { -1.0 } else { 1.0 };
+                let f = |k: usize| 1.0 + eps * if (j + k).is_multiple_of(3) { -1.0 } else { 1.0 };
                 let mut p = *m;
                 p.matrix3.x_axis *= f(0);
                 p.matrix3.y_axis *= f(1);
@@ -393,14 +393,14 @@ pub fn max_differences(
             continue;
         }
         let p = (c.position() - pos[v]).length();
-        if !(p <= dp) {
+        if p.is_nan() || p > dp {
             dp = p;
             worst = v;
         }
         if let Some(n) = nrm.get(v) {
             let allowed = sensitivity.get(v).map_or(0.0, |s| 2.0 * s);
             let e = ((c.normal() - *n).length() - allowed).max(0.0);
-            if !(e <= dn) {
+            if e.is_nan() || e > dn {
                 dn = e;
             }
         }

@@ -261,8 +261,7 @@ fn bad_palettes_and_too_many_instances_are_errors_naming_the_limit() {
             .next()
             .unwrap()
             .write(&skin, &Affine3A::IDENTITY, [1.0; 4])
-            .err()
-            .expect("short palette written");
+            .expect_err("short palette written");
         assert!(err.to_string().contains("a palette of 3 matrices"), "{err}");
     }
     // More instances than the storage range addresses.

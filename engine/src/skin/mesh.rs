@@ -212,6 +212,7 @@ fn checked_influences(
 
 /// Prepares `mesh` for `path` with `capacity` bones per draw (`None`:
 /// unlimited).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
     device: &Arc<Device>,
     path: &'static PathDesc,

@@ -1218,11 +1218,9 @@ impl SkinPath {
                 }
                 Some("ubo") => {
                     // Runs of instances whose palettes fit one window.
-                    let per_run = if batch.stride == 0 {
-                        batch.count as usize
-                    } else {
-                        1 + (self.window - part_len) / batch.stride
-                    };
+                    let per_run = (self.window - part_len)
+                        .checked_div(batch.stride)
+                        .map_or(batch.count as usize, |q| q + 1);
                     let mut i = 0usize;
                     while i < batch.count as usize {
                         let n = per_run.min(batch.count as usize - i);
