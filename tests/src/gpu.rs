@@ -323,14 +323,7 @@ pub fn path_reference(
     (pos, nrm)
 }
 
-/// Length of the bounding-box diagonal of `points`.
-pub fn diagonal(points: &[Vec3]) -> f32 {
-    let (lo, hi) = points.iter().fold(
-        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
-    (hi - lo).length()
-}
+pub use crate::diagonal;
 
 /// How far each reference normal moves when every palette entry is
 /// perturbed by about 2^-20 relative (two perturbations, the larger move):

@@ -30,5 +30,14 @@ pub fn assets_dir() -> Option<PathBuf> {
 pub fn asset(rel: &str) -> Option<PathBuf> {
     assets_dir().map(|d| d.join(rel))
 }
+/// Length of the bounding-box diagonal of `points` (0 for none).
+pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
+    let (lo, hi) = points.into_iter().fold(
+        (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    (hi - lo).length().max(0.0)
+}
+
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -55,13 +55,7 @@ fn skinned_positions(m: &Model, locals: &[Transform]) -> Vec<Vec<Vec3>> {
 }
 
 fn diagonal(meshes: &[SkinnedMesh]) -> f32 {
-    let mut lo = Vec3::splat(f32::MAX);
-    let mut hi = Vec3::splat(f32::MIN);
-    for p in meshes.iter().flat_map(|m| &m.positions) {
-        lo = lo.min(*p);
-        hi = hi.max(*p);
-    }
-    (hi - lo).length()
+    vkskin_tests::diagonal(meshes.iter().flat_map(|m| &m.positions))
 }
 
 #[test]

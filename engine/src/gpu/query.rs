@@ -69,21 +69,28 @@ impl TimestampQueries {
         Ok(out)
     }
 
-    /// The raw ticks when every query is available, `None` when some are
-    /// not (never waits: a frame that was never submitted reads `None`).
-    pub fn try_read_ticks(&self) -> GpuResult<Option<Vec<u64>>> {
-        let mut out = vec![0u64; self.count as usize];
-        // SAFETY: the results array matches the pool size.
+    /// Fills `out` with the first `out.len()` raw ticks when they are all
+    /// available and returns whether they were (never waits: a frame that
+    /// was never submitted reads `false`). Allocates nothing.
+    pub fn try_read_into(&self, out: &mut [u64]) -> GpuResult<bool> {
+        if out.len() > self.count as usize {
+            return Err(GpuError::InvalidArgument(format!(
+                "{} timestamps asked of a pool of {}",
+                out.len(),
+                self.count
+            )));
+        }
+        // SAFETY: the results array lies inside the pool.
         match unsafe {
             self.device.raw().get_query_pool_results(
                 self.raw,
                 0,
-                &mut out,
+                out,
                 vk::QueryResultFlags::TYPE_64,
             )
         } {
-            Ok(()) => Ok(Some(out)),
-            Err(vk::Result::NOT_READY) => Ok(None),
+            Ok(()) => Ok(true),
+            Err(vk::Result::NOT_READY) => Ok(false),
             Err(e) => Err(e.into()),
         }
     }

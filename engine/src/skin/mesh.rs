@@ -153,7 +153,11 @@ fn checked_influences(
         ));
     }
     if n > (i32::MAX / 2) as usize {
-        return Err(fault(mesh, path, format!("{n} vertices")));
+        return Err(fault(
+            mesh,
+            path,
+            format!("{n} vertices, more than a draw's vertex offset reaches"),
+        ));
     }
     if k == 0 || k > MAX_INFLUENCES {
         return Err(fault(

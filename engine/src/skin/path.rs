@@ -711,10 +711,12 @@ impl SkinPath {
         slot.recorded.set(false);
         if slot.timed.replace(false) {
             if let Some(t) = &slot.timer {
-                slot.gpu_ms = t
-                    .try_read_ticks()?
-                    .and_then(|ticks| t.elapsed_ns(&ticks, 0, 1))
-                    .map(|ns| ns * 1e-6);
+                let mut ticks = [0u64; 2];
+                slot.gpu_ms = if t.try_read_into(&mut ticks)? {
+                    t.elapsed_ns(&ticks, 0, 1).map(|ns| ns * 1e-6)
+                } else {
+                    None
+                };
             }
         }
         Ok(())

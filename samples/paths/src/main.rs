@@ -18,7 +18,7 @@ use vkskin::anim::PaletteHierarchy;
 use vkskin::assets::builtin::TwistCylinder;
 use vkskin::gpu::{Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog};
 use vkskin::render::{write_png, Camera, FramesInFlight, OffscreenTarget, Projection};
-use vkskin::skin::{paths, FrameSets, FrameUniforms, SkinPath, SkinPathConfig, Stage};
+use vkskin::skin::{paths, FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
 
 #[derive(Parser, Debug)]
 #[command(about = "The skinning paths on this device")]
@@ -114,7 +114,6 @@ fn print_table(device: &Device) {
             p.reference()
         );
     }
-    let _ = Stage::Vertex;
 }
 
 /// Renders the twisted cylinder through `path` into `target` and returns
