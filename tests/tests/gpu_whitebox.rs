@@ -106,7 +106,10 @@ fn palettes_rewritten_every_frame_with_two_and_three_frames_in_flight() {
             assert_eq!(slots[frames], 0);
             // Slot 0's GPU time was read when the slot came round again.
             let ms = rig.path.gpu_ms(0);
-            assert!(ms.is_some_and(|ms| ms > 0.0 && ms < 10_000.0), "{name}: {ms:?}");
+            assert!(
+                ms.is_some_and(|ms| ms > 0.0 && ms < 10_000.0),
+                "{name}: {ms:?}"
+            );
         }
     }
     gpu.finish();

@@ -399,18 +399,25 @@ fn encode_dq(
     check_len("dual-quaternion palette", skin.len(), out.len())?;
     check_len("palette hierarchy", skin.len(), hierarchy.parent.len())?;
     check_len("palette hierarchy order", skin.len(), hierarchy.order.len())?;
-    let mut done = vec![false; skin.len()];
+    // A zero real part marks "not yet written" (a unit quaternion never is
+    // zero): no side table, so encoding allocates nothing.
+    const UNWRITTEN: DualQuat = DualQuat {
+        real: [0.0; 4],
+        dual: [0.0; 4],
+    };
+    let written = |q: &DualQuat| q.real != [0.0; 4];
+    out.fill(UNWRITTEN);
     let mut report = PaletteReport::default();
     for &k in &hierarchy.order {
         let k = k as usize;
-        if k >= skin.len() || std::mem::replace(&mut done[k], true) {
+        if k >= skin.len() || written(&out[k]) {
             return Err(AnimError::InvalidJob(format!(
                 "palette hierarchy order names entry {k} twice or out of range"
             )));
         }
         let reference = match hierarchy.parent[k] {
             NO_PARENT => Quat::IDENTITY,
-            p if (p as usize) < skin.len() && done[p as usize] => out[p as usize].real(),
+            p if (p as usize) < skin.len() && written(&out[p as usize]) => out[p as usize].real(),
             p => {
                 return Err(AnimError::InvalidJob(format!(
                     "palette entry {k} follows entry {p}, which comes later or does not exist"

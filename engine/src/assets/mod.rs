@@ -10,7 +10,7 @@ pub mod x;
 use std::path::Path;
 
 pub use error::{FaultKind, LoadError, Place};
-pub use model::{Material, Model, SkinnedVertices, TextureSource};
+pub use model::{Bounds, Material, Model, SkinnedVertices, TextureSource};
 
 use crate::anim::Interpolation;
 

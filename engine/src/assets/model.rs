@@ -141,6 +141,84 @@ impl Model {
     }
 }
 
+/// An axis-aligned box in model space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Bounds {
+    /// The empty box (min +inf, max -inf): `extend` makes it real.
+    pub const EMPTY: Self = Self {
+        min: Vec3::INFINITY,
+        max: Vec3::NEG_INFINITY,
+    };
+
+    pub fn is_empty(&self) -> bool {
+        self.min.cmpgt(self.max).any()
+    }
+
+    pub fn extend(&mut self, p: Vec3) {
+        if p.is_finite() {
+            self.min = self.min.min(p);
+            self.max = self.max.max(p);
+        }
+    }
+
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Length of the diagonal (0 for an empty box).
+    pub fn diagonal(&self) -> f32 {
+        if self.is_empty() {
+            0.0
+        } else {
+            (self.max - self.min).length()
+        }
+    }
+}
+
+impl Model {
+    /// The box around every skinned vertex over the bind pose and every
+    /// clip sampled at `samples_per_clip` evenly spaced times (ends
+    /// included): the bounds a viewer frames, since the bind pose alone can
+    /// be far smaller (or elsewhere) than the animated character.
+    pub fn animated_bounds(&self, samples_per_clip: usize) -> Result<Bounds, AnimError> {
+        let mut b = Bounds::EMPTY;
+        let mut add = |locals: &[Transform]| -> Result<(), AnimError> {
+            for m in self.skin_cpu(locals)? {
+                m.positions.iter().for_each(|&p| b.extend(p));
+            }
+            Ok(())
+        };
+        add(self.skeleton.bind_local())?;
+        let n = samples_per_clip.max(1);
+        for clip in &self.clips {
+            let mut context = SamplingContext::new(clip);
+            let mut locals = self.skeleton.bind_local().to_vec();
+            for i in 0..n {
+                let time = if n == 1 {
+                    0.0
+                } else {
+                    clip.duration() * i as f32 / (n - 1) as f32
+                };
+                SamplingJob {
+                    clip,
+                    context: &mut context,
+                    time,
+                    mode: PlaybackMode::Clamp,
+                    output: &mut locals,
+                }
+                .run()?;
+                add(&locals)?;
+            }
+        }
+        Ok(b)
+    }
+}
+
 /// One mesh's skinned vertices, in model space.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinnedVertices {

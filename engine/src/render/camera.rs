@@ -35,6 +35,47 @@ impl Camera {
         }
     }
 
+    /// A perspective camera that frames the box `min..max` whole for any
+    /// aspect at least `min_aspect`: it looks at the box's centre from the
+    /// direction given by `yaw` (about +Y, 0 = from +Z) and `pitch` (up
+    /// positive), radians, far enough that the box's bounding sphere fits
+    /// the narrower field of view with 5% margin. Near and far planes hug
+    /// the sphere. An empty or degenerate box frames a unit sphere at its
+    /// centre (or the origin).
+    pub fn framing(
+        min: Vec3,
+        max: Vec3,
+        yaw: f32,
+        pitch: f32,
+        fov_y: f32,
+        min_aspect: f32,
+    ) -> Self {
+        let (center, radius) = if min.is_finite() && max.is_finite() && min.cmple(max).all() {
+            ((min + max) * 0.5, ((max - min).length() * 0.5).max(1e-3))
+        } else {
+            (Vec3::ZERO, 1.0)
+        };
+        // Short of the poles, where the look-at up vector degenerates.
+        let pitch = pitch.clamp(-1.5, 1.5);
+        let half_y = fov_y * 0.5;
+        let half_x = (half_y.tan() * min_aspect.max(1e-3)).atan();
+        let half = half_y.min(half_x).max(1e-3);
+        let distance = radius * 1.05 / half.sin();
+        let dir = Vec3::new(
+            pitch.cos() * yaw.sin(),
+            pitch.sin(),
+            pitch.cos() * yaw.cos(),
+        );
+        let near = (distance - radius * 1.1).max(distance * 1e-3);
+        let far = distance + radius * 1.1;
+        Self::look_at(
+            center + dir * distance,
+            center,
+            Vec3::Y,
+            Projection::Perspective { fov_y, near, far },
+        )
+    }
+
     pub fn view(&self) -> Mat4 {
         Mat4::look_at_rh(self.eye, self.target, self.up)
     }
@@ -76,6 +117,30 @@ impl Camera {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn framing_keeps_every_corner_of_the_box_in_view() {
+        let (min, max) = (Vec3::new(-0.3, 0.0, -2.0), Vec3::new(0.5, 1.8, 0.7));
+        for &(yaw, pitch, aspect) in &[(0.0, 0.0, 1.0), (1.2, 0.4, 0.5), (-2.5, -0.7, 2.0)] {
+            let cam = Camera::framing(min, max, yaw, pitch, 45f32.to_radians(), aspect);
+            let vp = cam.view_proj(aspect);
+            let mut widest = 0f32;
+            for c in 0..8 {
+                let p = Vec3::new(
+                    if c & 1 == 0 { min.x } else { max.x },
+                    if c & 2 == 0 { min.y } else { max.y },
+                    if c & 4 == 0 { min.z } else { max.z },
+                );
+                let clip = vp * p.extend(1.0);
+                let ndc = clip.xyz() / clip.w;
+                assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{c}: {ndc}");
+                assert!((0.0..=1.0).contains(&ndc.z), "{c}: depth {}", ndc.z);
+                widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
+            }
+            // Framed, not lost in the distance.
+            assert!(widest > 0.4, "box fills only {widest} of the view");
+        }
+    }
 
     #[test]
     fn up_is_up_on_screen_and_depth_is_zero_to_one() {

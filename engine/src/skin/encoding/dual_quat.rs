@@ -1,8 +1,8 @@
 use glam::Affine3A;
 
-use super::{check_encode, encode_dq_bones, CpuSkinning, Encoding};
+use super::{check_encode, encode_dq_bones, with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
-    encode_dual_quat, AnimError, DualQuat, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
+    encode_dual_quat, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
 
 /// "dq": a unit dual quaternion per bone (real and dual part, two vec4),
@@ -50,20 +50,21 @@ impl Encoding for DualQuatEncoding {
         hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        let mut palette = vec![DualQuat::IDENTITY; skin.len()];
-        let report = encode_dual_quat(skin, hierarchy, &mut palette)?;
-        DualQuatSkinningJob {
-            palette: &palette,
-            scale_shear: &[],
-            per_vertex: job.per_vertex,
-            joints: job.joints,
-            weights: job.weights,
-            positions: job.positions,
-            normals: job.normals,
-            out_positions: job.out_positions,
-            out_normals: job.out_normals,
-        }
-        .run()?;
-        Ok(report)
+        with_cpu_scratch(skin.len(), |_, palette, _| {
+            let report = encode_dual_quat(skin, hierarchy, palette)?;
+            DualQuatSkinningJob {
+                palette,
+                scale_shear: &[],
+                per_vertex: job.per_vertex,
+                joints: job.joints,
+                weights: job.weights,
+                positions: job.positions,
+                normals: job.normals,
+                out_positions: job.out_positions,
+                out_normals: job.out_normals,
+            }
+            .run()?;
+            Ok(report)
+        })
     }
 }

@@ -1,9 +1,8 @@
-use glam::{Affine3A, Mat3A};
+use glam::Affine3A;
 
-use super::{check_encode, encode_dq_bones, CpuSkinning, Encoding};
+use super::{check_encode, encode_dq_bones, with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
-    encode_dual_quat_scale, AnimError, DualQuat, DualQuatSkinningJob, PaletteHierarchy,
-    PaletteReport,
+    encode_dual_quat_scale, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
 
 /// "dq-scale": two-phase dual-quaternion skinning for skeletons with scale.
@@ -57,21 +56,21 @@ impl Encoding for DualQuatScaleEncoding {
         hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        let mut palette = vec![DualQuat::IDENTITY; skin.len()];
-        let mut scale_shear = vec![Mat3A::IDENTITY; skin.len()];
-        encode_dual_quat_scale(skin, hierarchy, &mut palette, &mut scale_shear)?;
-        DualQuatSkinningJob {
-            palette: &palette,
-            scale_shear: &scale_shear,
-            per_vertex: job.per_vertex,
-            joints: job.joints,
-            weights: job.weights,
-            positions: job.positions,
-            normals: job.normals,
-            out_positions: job.out_positions,
-            out_normals: job.out_normals,
-        }
-        .run()?;
-        Ok(PaletteReport::default())
+        with_cpu_scratch(skin.len(), |_, palette, scale_shear| {
+            encode_dual_quat_scale(skin, hierarchy, palette, scale_shear)?;
+            DualQuatSkinningJob {
+                palette,
+                scale_shear,
+                per_vertex: job.per_vertex,
+                joints: job.joints,
+                weights: job.weights,
+                positions: job.positions,
+                normals: job.normals,
+                out_positions: job.out_positions,
+                out_normals: job.out_normals,
+            }
+            .run()?;
+            Ok(PaletteReport::default())
+        })
     }
 }

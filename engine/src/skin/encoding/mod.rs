@@ -102,6 +102,38 @@ fn check_encode(
     Ok(())
 }
 
+/// Per-thread palettes of the CPU stage's reference jobs, kept between
+/// calls so that skinning a crowd on the CPU allocates nothing once warm.
+#[derive(Default)]
+struct CpuScratch {
+    qt: Vec<crate::anim::QuatTranslation>,
+    dq: Vec<crate::anim::DualQuat>,
+    scale_shear: Vec<glam::Mat3A>,
+}
+
+thread_local! {
+    static CPU_SCRATCH: RefCell<CpuScratch> = RefCell::new(CpuScratch::default());
+}
+
+/// Runs `f` with this thread's scratch palettes resized to `n` entries.
+fn with_cpu_scratch<R>(
+    n: usize,
+    f: impl FnOnce(
+        &mut [crate::anim::QuatTranslation],
+        &mut [crate::anim::DualQuat],
+        &mut [glam::Mat3A],
+    ) -> R,
+) -> R {
+    CPU_SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let s = &mut *s;
+        s.qt.resize(n, crate::anim::QuatTranslation::IDENTITY);
+        s.dq.resize(n, crate::anim::DualQuat::IDENTITY);
+        s.scale_shear.resize(n, glam::Mat3A::IDENTITY);
+        f(&mut s.qt, &mut s.dq, &mut s.scale_shear)
+    })
+}
+
 thread_local! {
     /// Real parts already written, for the next bones' hemisphere choice:
     /// read back from here, not from (write-combined) mapped memory.

@@ -1,9 +1,9 @@
 use glam::Affine3A;
 
-use super::{check_encode, CpuSkinning, Encoding};
+use super::{check_encode, with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
     encode_quat_translation, quat_translation_of, AnimError, PaletteHierarchy, PaletteReport,
-    QuatTranslation, QuatTranslationSkinningJob,
+    QuatTranslationSkinningJob,
 };
 
 /// "qt": a unit rotation quaternion and translation + uniform scale per bone
@@ -54,19 +54,20 @@ impl Encoding for QuatTranslationEncoding {
         _hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        let mut palette = vec![QuatTranslation::IDENTITY; skin.len()];
-        let report = encode_quat_translation(skin, &mut palette)?;
-        QuatTranslationSkinningJob {
-            palette: &palette,
-            per_vertex: job.per_vertex,
-            joints: job.joints,
-            weights: job.weights,
-            positions: job.positions,
-            normals: job.normals,
-            out_positions: job.out_positions,
-            out_normals: job.out_normals,
-        }
-        .run()?;
-        Ok(report)
+        with_cpu_scratch(skin.len(), |palette, _, _| {
+            let report = encode_quat_translation(skin, palette)?;
+            QuatTranslationSkinningJob {
+                palette,
+                per_vertex: job.per_vertex,
+                joints: job.joints,
+                weights: job.weights,
+                positions: job.positions,
+                normals: job.normals,
+                out_positions: job.out_positions,
+                out_normals: job.out_normals,
+            }
+            .run()?;
+            Ok(report)
+        })
     }
 }
