@@ -566,6 +566,54 @@ mod tests {
     }
 
     #[test]
+    fn split_outputs_give_each_instance_its_own_parts_and_errors_stop_the_frame() {
+        let mut c = crowd(150);
+        for par in [Parallelism::Single, Parallelism::Threads(3)] {
+            let mut wide = vec![usize::MAX; 150 * 2];
+            let mut narrow = vec![usize::MAX; 150];
+            let mut unused: Vec<u8> = Vec::new();
+            c.animate_split(
+                0.25,
+                par,
+                (
+                    Strided::new(&mut wide, 2),
+                    Strided::new(&mut narrow, 1),
+                    Strided::new(&mut unused, 0),
+                ),
+                |i, skin, (w, n, u)| {
+                    let (w, n, u) = (w.into_slice(), n.into_slice(), u.into_slice());
+                    assert_eq!((w.len(), n.len(), u.len(), skin.len()), (2, 1, 0, 40));
+                    w.fill(i);
+                    n[0] = i;
+                    Ok::<(), AnimError>(())
+                },
+            )
+            .unwrap();
+            assert!(wide.iter().enumerate().all(|(k, &v)| v == k / 2));
+            assert!(narrow.iter().enumerate().all(|(k, &v)| v == k));
+            // An encoder's error comes back.
+            let mut out = vec![0u32; 150];
+            let err = c
+                .animate_split(0.5, par, Strided::new(&mut out, 1), |i, _, _| {
+                    if i == 77 {
+                        Err(AnimError::InvalidJob("instance 77 refused".into()))
+                    } else {
+                        Ok(())
+                    }
+                })
+                .unwrap_err();
+            assert!(err.to_string().contains("instance 77 refused"), "{err}");
+            // Too small an output is refused before anything runs.
+            let mut short = vec![0u32; 149];
+            assert!(c
+                .animate_split(0.5, par, Strided::new(&mut short, 1), |_, _, _| {
+                    Ok::<(), AnimError>(())
+                })
+                .is_err());
+        }
+    }
+
+    #[test]
     fn parallel_equals_single_bitwise() {
         let mut single = crowd(100);
         let mut parallel = crowd(100);
