@@ -78,7 +78,9 @@ fn soak(frames: usize) {
     let instances: Vec<CrowdInstance> = (0..6)
         .map(|i| CrowdInstance::new(0, 0.31 * i as f32, 0.7 + 0.1 * i as f32))
         .collect();
-    let warm_up = (frames / 10).clamp(20, 500);
+    // Lavapipe and the validation layer grow their caches and per-thread
+    // heaps over the first several hundred frames of a path.
+    let warm_up = (frames / 10).clamp(20, 1000);
     let mut report = Vec::new();
     for desc in paths() {
         let mut rig = PathRig::new(
