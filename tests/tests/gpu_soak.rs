@@ -106,11 +106,21 @@ fn soak(frames: usize) {
         );
         let mut crowd = Crowd::new(&model.skeleton, &model.clips, skin, instances.clone()).unwrap();
         let start = Instant::now();
-        let mut after_warm_up = None;
+        // Resident memory sampled every 50 frames after warm-up. The driver
+        // and the layer recycle their command memory, so single readings
+        // wander by about a megabyte; a leak shows as the later half's peak
+        // above the earlier half's.
+        let mut samples = Vec::new();
         for f in 0..frames {
-            if f == warm_up {
-                rig.wait_all();
-                after_warm_up = rss();
+            if f >= warm_up && (f - warm_up) % 50 == 0 {
+                samples.extend(rss());
+            }
+            if f % 1000 == 0 && f > 0 {
+                eprintln!(
+                    "soak: {} frame {f}: resident {} KiB",
+                    desc.name,
+                    rss().unwrap_or(0) / 1024
+                );
             }
             let t = f as f32 / 60.0;
             rig.submit_with(&gpu, instances.len(), true, |w| {
@@ -127,10 +137,13 @@ fn soak(frames: usize) {
             });
         }
         rig.wait_all();
-        let end = rss();
-        let growth = match (after_warm_up, end) {
-            (Some(a), Some(b)) => b as i64 - a as i64,
-            _ => 0,
+        samples.extend(rss());
+        let (early, late) = samples.split_at(samples.len() / 2);
+        let peak = |s: &[u64]| s.iter().copied().max().unwrap_or(0) as i64;
+        let growth = if early.is_empty() {
+            0
+        } else {
+            peak(late) - peak(early)
         };
         let line = format!(
             "{:<14} {frames} frames in {:.1} s, resident memory after warm-up {:+} KiB",
