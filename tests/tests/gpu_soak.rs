@@ -108,8 +108,8 @@ fn soak(frames: usize) {
         let start = Instant::now();
         // Resident memory sampled every 50 frames after warm-up. The driver
         // and the layer recycle their command memory, so single readings
-        // wander by about a megabyte; a leak shows as the later half's peak
-        // above the earlier half's.
+        // wander by about a megabyte either way; a leak shows as the later
+        // half's median above the earlier half's.
         let mut samples = Vec::new();
         for f in 0..frames {
             if f >= warm_up && (f - warm_up) % 50 == 0 {
@@ -139,11 +139,15 @@ fn soak(frames: usize) {
         rig.wait_all();
         samples.extend(rss());
         let (early, late) = samples.split_at(samples.len() / 2);
-        let peak = |s: &[u64]| s.iter().copied().max().unwrap_or(0) as i64;
+        let median = |s: &[u64]| {
+            let mut v = s.to_vec();
+            v.sort_unstable();
+            v.get(v.len() / 2).copied().unwrap_or(0) as i64
+        };
         let growth = if early.is_empty() {
             0
         } else {
-            peak(late) - peak(early)
+            median(late) - median(early)
         };
         let line = format!(
             "{:<14} {frames} frames in {:.1} s, resident memory after warm-up {:+} KiB",
