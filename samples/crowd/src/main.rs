@@ -1,0 +1,307 @@
+//! `crowd`: many instances (default 1,000) of one character in a grid, each
+//! playing its own clip (instance i gets clip i % clips) from its own phase
+//! at its own speed, drawn with one skinning path. Every frame the crowd is
+//! animated on all cores straight into the path's mapped storage
+//! (`BatchWriter::animate`), and the sample reports the CPU animation time,
+//! the upload time and the GPU time.
+//!
+//! - `crowd` opens a window (when a display exists) and prints the figures
+//!   once a second.
+//! - `crowd --headless --frames N --out DIR` writes `frame_NNNN.png` per
+//!   frame, prints a line per frame and the medians at the end.
+//!
+//! In debug builds (or with `--validation`, or `VKSKIN_VALIDATION=1`) the
+//! validation layer and synchronization validation are on, and the run
+//! exits non-zero if the messenger recorded any warning or error.
+
+mod headless;
+mod scene;
+mod window;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use clap::Parser;
+use vkskin::anim::Parallelism;
+use vkskin::gpu::{list_devices, validation_default, Instance, InstanceDesc, MessageLog};
+
+use scene::{Cast, CrowdOptions, FrameTimes};
+
+pub const NAME: &str = "crowd";
+pub const CLEAR: [f32; 4] = [0.05, 0.06, 0.08, 1.0];
+
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "crowd",
+    about = "Many instances of one character in a grid, each with its own clip, phase and speed"
+)]
+pub struct Args {
+    /// A glTF (.gltf/.glb) or DirectX (.x) file; default: the built-in
+    /// character. The crowd animates the first mesh's skin.
+    pub model: Option<PathBuf>,
+    /// Instances in the grid.
+    #[arg(long, default_value_t = 1000)]
+    pub instances: usize,
+    /// Skinning path (a registry name such as 4x3-ssbo, dq-texel,
+    /// 4x3-compute, 4x3-cpu); default: skin::auto's choice.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// Animation threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Image or initial window size.
+    #[arg(long, default_value = "960x540", value_name = "WxH")]
+    pub size: Size,
+    /// Render offscreen and write PNG frames; no display needed.
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to draw, then exit (default: forever in a window, 30 headless).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Folder for the headless PNG frames.
+    #[arg(long, default_value = "out/crowd")]
+    pub out: PathBuf,
+    /// Headless animation rate: frame i shows t = i / fps seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f32,
+    /// Seed of every instance's phase, speed, turn and tint.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// List the Vulkan devices and exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
+    /// else discrete > integrated > CPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Force the validation layer on (it is always on in debug builds).
+    #[arg(long)]
+    pub validation: bool,
+}
+
+/// `WIDTHxHEIGHT` in pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl FromStr for Size {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("{s:?}: expected WIDTHxHEIGHT, each 1 to 16384 pixels (e.g. 960x540)");
+        let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+        let parse = |v: &str| {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|p| (1..=16384).contains(p))
+                .ok_or_else(bad)
+        };
+        Ok(Self {
+            width: parse(w)?,
+            height: parse(h)?,
+        })
+    }
+}
+
+impl Args {
+    fn validation(&self) -> bool {
+        self.validation || validation_default()
+    }
+
+    fn options(&self) -> Result<CrowdOptions, String> {
+        let threads = match self.threads {
+            None => Parallelism::All,
+            Some(0) => return Err("--threads 0: at least one thread".into()),
+            Some(1) => Parallelism::Single,
+            Some(n) => Parallelism::Threads(n),
+        };
+        Ok(CrowdOptions {
+            instances: self.instances,
+            path: self.path.clone(),
+            threads,
+            seed: self.seed,
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args = Args::parse();
+    if args.list_devices {
+        return match print_devices(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
+    let result = args.options().and_then(|options| {
+        let cast = Cast::load(args.model.as_deref())?;
+        for note in &cast.notes {
+            eprintln!("{NAME}: {note}");
+        }
+        let headless = args.headless || !display_present();
+        if !args.headless && headless {
+            eprintln!(
+                "{NAME}: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
+                args.out.display()
+            );
+        }
+        if headless {
+            headless::run(&args, &cast, &options)
+        } else {
+            window::run(&args, &cast, &options)
+        }
+    });
+    match result {
+        Ok(log) => report(&log),
+        Err(e) => fail(&e),
+    }
+}
+
+fn display_present() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+fn print_devices(args: &Args) -> Result<(), String> {
+    let instance = instance(args, None)?;
+    for d in list_devices(&instance).map_err(|e| e.to_string())? {
+        println!("{d}");
+    }
+    Ok(())
+}
+
+/// The messenger's verdict once everything (device, instance) is gone.
+fn report(log: &MessageLog) -> ExitCode {
+    let problems = log.problems();
+    if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "{NAME}: the validation layer reported {} problem(s):\n{}",
+            problems.len(),
+            MessageLog::format(&problems)
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn fail(e: &str) -> ExitCode {
+    eprintln!("{NAME}: {e}");
+    ExitCode::FAILURE
+}
+
+fn instance(
+    args: &Args,
+    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
+) -> Result<Arc<Instance>, String> {
+    Instance::new(&InstanceDesc {
+        app_name: NAME.into(),
+        validation: args.validation(),
+        synchronization_validation: true,
+        display,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// What one frame cost.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameFigures {
+    pub cpu: FrameTimes,
+    /// `None` where the device has no timestamps.
+    pub gpu_ms: Option<f64>,
+}
+
+/// Collected figures, summarised as medians.
+#[derive(Default)]
+pub struct Figures {
+    anim: Vec<f64>,
+    upload: Vec<f64>,
+    gpu: Vec<f64>,
+}
+
+impl Figures {
+    pub fn push(&mut self, f: &FrameFigures) {
+        self.anim.push(f.cpu.anim_ms);
+        self.upload.push(f.cpu.upload_ms);
+        if let Some(g) = f.gpu_ms {
+            self.gpu.push(g);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.anim.len()
+    }
+
+    pub fn clear(&mut self) {
+        self.anim.clear();
+        self.upload.clear();
+        self.gpu.clear();
+    }
+
+    /// "anim X ms, upload Y ms, gpu Z ms" (medians).
+    pub fn medians(&self) -> String {
+        format!(
+            "anim {} ms, upload {} ms, gpu {} ms",
+            fmt_ms(median(&self.anim)),
+            fmt_ms(median(&self.upload)),
+            fmt_ms(median(&self.gpu))
+        )
+    }
+}
+
+pub fn fmt_ms(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) if v >= 10.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.2}"),
+        None => "n/a".into(),
+    }
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    Some(if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) * 0.5
+    })
+}
+
+/// The lines both modes print first.
+pub fn describe(cast: &Cast, scene: &scene::CrowdScene, device: &str, threads: Parallelism) {
+    let threads = match threads {
+        Parallelism::Single => "1".to_string(),
+        Parallelism::All => format!(
+            "all ({})",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ),
+        Parallelism::Threads(n) => n.to_string(),
+    };
+    println!(
+        "{NAME}: {} instances of {} ({} vertices, {} joints, {} clip(s)) on {device}",
+        scene.instances(),
+        cast.label,
+        cast.vertex_count(),
+        cast.model.skeleton.len(),
+        cast.model.clips.len()
+    );
+    println!(
+        "{NAME}: path {} ({}); animation threads: {threads}",
+        scene.path_name(),
+        scene.path_reason()
+    );
+}

@@ -1,0 +1,442 @@
+//! The crowd, independent of where it is drawn: the character and its
+//! grid, the parallel animator, the skinning path with its per-frame
+//! batches, and the timing of each frame's CPU work.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use vkskin::anim::{Crowd, CrowdInstance, PaletteHierarchy, Parallelism};
+use vkskin::assets::builtin::Character;
+use vkskin::assets::{Bounds, Model};
+use vkskin::glam::{Affine3A, Quat, Vec3};
+use vkskin::gpu::{vk, Device};
+use vkskin::render::Camera;
+use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
+
+/// The most instances the sample accepts, whatever the device allows: the
+/// crowd's sampling contexts and placements live in host memory.
+pub const MAX_INSTANCES: usize = 1_000_000;
+
+/// The character every instance plays: a model, the skin the crowd
+/// animates, the meshes bound to it, and its animated bounds.
+pub struct Cast {
+    /// The model's name or file, for messages.
+    pub label: String,
+    pub model: Model,
+    /// The skin of the first mesh; the crowd animates it.
+    pub skin: usize,
+    /// The meshes bound to that skin (each drawn as one batch).
+    pub meshes: Vec<usize>,
+    pub bounds: Bounds,
+    /// What was left out, for the user.
+    pub notes: Vec<String>,
+}
+
+impl Cast {
+    /// The built-in character, or the glTF / .x file at `file`.
+    pub fn load(file: Option<&Path>) -> Result<Self, String> {
+        let (label, model) = match file {
+            None => ("the built-in character".to_string(), Character::model()),
+            Some(f) => (
+                f.display().to_string(),
+                vkskin::assets::load(f).map_err(|e| e.to_string())?,
+            ),
+        };
+        let Some(first) = model.meshes.first() else {
+            return Err(format!("{label}: no meshes to draw"));
+        };
+        if model.clips.is_empty() {
+            return Err(format!(
+                "{label}: no animation clips (the crowd plays the model's clips)"
+            ));
+        }
+        let skin = first.skin;
+        if skin >= model.skins.len() {
+            return Err(format!(
+                "{label}: mesh {:?} names skin {skin} of {}",
+                first.name,
+                model.skins.len()
+            ));
+        }
+        let meshes: Vec<usize> = (0..model.meshes.len())
+            .filter(|&k| model.meshes[k].skin == skin)
+            .collect();
+        let mut notes = Vec::new();
+        if meshes.len() < model.meshes.len() {
+            notes.push(format!(
+                "{label}: the crowd animates skin {skin} (the first mesh's); {} of {} meshes use it and are drawn, the others are left out",
+                meshes.len(),
+                model.meshes.len()
+            ));
+        }
+        if meshes.len() > 1 {
+            notes.push(format!(
+                "{label}: {} meshes share the crowd's skin; each is its own batch, animated into its own storage",
+                meshes.len()
+            ));
+        }
+        let bounds = model
+            .animated_bounds(8)
+            .map_err(|e| format!("{label}: bounds: {e}"))?;
+        if bounds.is_empty() {
+            return Err(format!("{label}: no finite skinned vertex to frame"));
+        }
+        Ok(Self {
+            label,
+            model,
+            skin,
+            meshes,
+            bounds,
+            notes,
+        })
+    }
+
+    /// Vertices one instance draws.
+    pub fn vertex_count(&self) -> usize {
+        self.meshes
+            .iter()
+            .map(|&k| self.model.meshes[k].vertex_count())
+            .sum()
+    }
+}
+
+/// What the crowd is asked for on the command line.
+#[derive(Clone, Debug)]
+pub struct CrowdOptions {
+    pub instances: usize,
+    /// A registry name; `None` asks `skin::auto`.
+    pub path: Option<String>,
+    pub threads: Parallelism,
+    /// Seeds each instance's phase, speed, turn and tint.
+    pub seed: u64,
+}
+
+/// The CPU side of one frame, in milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameTimes {
+    /// Sampling, local-to-model and skinning matrices of every instance
+    /// (the crowd animated with a sink that keeps nothing).
+    pub anim_ms: f64,
+    /// Writing the frame's storage: the batches filled by animating into
+    /// them, less the animation alone (once per mesh drawn). On the CPU
+    /// stage this includes the CPU skinning.
+    pub upload_ms: f64,
+}
+
+/// The crowd on one skinning path.
+pub struct CrowdScene {
+    crowd: Crowd,
+    path: SkinPath,
+    why: String,
+    meshes: Vec<PreparedMesh>,
+    /// Per mesh drawn, the colour the instance tints multiply.
+    colors: Vec<[f32; 4]>,
+    batches: Vec<Batch>,
+    /// Per instance: model-to-world matrix and tint.
+    placements: Vec<(Affine3A, [f32; 4])>,
+    frame_sets: FrameSets,
+    /// The grid's box, which the camera frames.
+    grid_min: Vec3,
+    grid_max: Vec3,
+    threads: Parallelism,
+    warned_lossy: bool,
+}
+
+impl CrowdScene {
+    /// Makes the path, uploads the meshes, checks that `instances` fit the
+    /// path's storage on this device (an `Err` naming the limit before
+    /// anything crowd-sized is allocated), then builds the crowd.
+    pub fn new(
+        device: &Arc<Device>,
+        cast: &Cast,
+        options: &CrowdOptions,
+        color_format: vk::Format,
+        depth_format: vk::Format,
+        frames_in_flight: usize,
+    ) -> Result<Self, String> {
+        let n = options.instances;
+        if n == 0 || n > MAX_INSTANCES {
+            return Err(format!(
+                "--instances {n}: this sample draws 1 to {MAX_INSTANCES} instances"
+            ));
+        }
+        let model = &cast.model;
+        let skin = &model.skins[cast.skin];
+        let cfg = SkinPathConfig::new(color_format, depth_format, frames_in_flight);
+        let (path, why) = match &options.path {
+            // The error lists every registry name.
+            Some(name) => (SkinPath::by_name(device, name, cfg), "--path".to_string()),
+            None => {
+                let (desc, why) = auto(device, skin.len(), n);
+                (SkinPath::new(device, desc, cfg), format!("auto: {why}"))
+            }
+        };
+        let mut path = path.map_err(|e| e.to_string())?;
+        let hierarchy = PaletteHierarchy::new(skin, &model.skeleton)
+            .map_err(|e| format!("{}: skin {}: {e}", cast.label, cast.skin))?;
+        let mut meshes = Vec::with_capacity(cast.meshes.len());
+        let mut colors = Vec::with_capacity(cast.meshes.len());
+        for &k in &cast.meshes {
+            let mesh = &model.meshes[k];
+            meshes.push(
+                path.prepare(mesh, &hierarchy)
+                    .map_err(|e| format!("{}: {e}", cast.label))?,
+            );
+            // One mesh: the instance's tint is its colour (a crowd of one
+            // material colour reads as a blur). Several: each keeps its
+            // material's colour, tinted.
+            let color = mesh
+                .material
+                .and_then(|m| model.materials.get(m))
+                .filter(|_| cast.meshes.len() > 1)
+                .map_or([1.0; 4], |m| m.base_color.to_array());
+            colors.push(color);
+        }
+        // The first frame's storage, reserved now: a count beyond the
+        // device's limits for this path fails here, naming the limit.
+        let name = path.name();
+        for m in &meshes {
+            path.batch(0, m, n)
+                .map_err(|e| format!("{n} instances of {} on path {name}: {e}", cast.label))?;
+        }
+        let mut rng = SplitMix64(options.seed);
+        let clips = &model.clips;
+        let instances = (0..n)
+            .map(|i| {
+                let clip = i % clips.len();
+                let phase = rng.unit() * clips[clip].duration();
+                let speed = 0.75 + 0.5 * rng.unit();
+                CrowdInstance::new(clip, phase, speed)
+            })
+            .collect();
+        let crowd = Crowd::new(&model.skeleton, clips, skin, instances)
+            .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
+        let grid = Grid::new(n, &cast.bounds);
+        let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
+        let (grid_min, grid_max) = grid.bounds();
+        Ok(Self {
+            crowd,
+            path,
+            why,
+            meshes,
+            colors,
+            batches: Vec::with_capacity(cast.meshes.len()),
+            placements,
+            frame_sets: FrameSets::new(device, frames_in_flight).map_err(|e| e.to_string())?,
+            grid_min,
+            grid_max,
+            threads: options.threads,
+            warned_lossy: false,
+        })
+    }
+
+    pub fn path_name(&self) -> &'static str {
+        self.path.name()
+    }
+
+    /// Why this path (`--path`, or auto's reason).
+    pub fn path_reason(&self) -> &str {
+        &self.why
+    }
+
+    pub fn instances(&self) -> usize {
+        self.crowd.len()
+    }
+
+    /// The camera that sees the whole grid at an angle for `aspect`.
+    pub fn camera(&self, aspect: f32) -> Camera {
+        Camera::framing(
+            self.grid_min,
+            self.grid_max,
+            0.55,
+            0.42,
+            40f32.to_radians(),
+            aspect,
+        )
+    }
+
+    /// Animates the crowd at `t` seconds into frame slot `frame` (whose
+    /// previous submission has finished) and writes its uniforms.
+    pub fn update(&mut self, frame: usize, t: f32, aspect: f32) -> Result<FrameTimes, String> {
+        let err = |e: vkskin::gpu::GpuError| e.to_string();
+        self.path.begin_frame(frame).map_err(err)?;
+        let start = Instant::now();
+        self.crowd
+            .animate(t, self.threads, |_, _| {})
+            .map_err(|e| format!("crowd: {e}"))?;
+        let anim = start.elapsed().as_secs_f64() * 1e3;
+        let start = Instant::now();
+        self.batches.clear();
+        let n = self.crowd.len();
+        for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+            let mut w = self.path.batch(frame, mesh, n).map_err(err)?;
+            self.batches.push(w.batch());
+            let placements = &self.placements;
+            let report = w
+                .animate(&mut self.crowd, t, self.threads, |i| {
+                    let (m, tint) = placements[i];
+                    (m, mul(tint, *color))
+                })
+                .map_err(err)?;
+            if !report.lossy.is_empty() && !self.warned_lossy {
+                self.warned_lossy = true;
+                eprintln!(
+                    "crowd: path {} dropped the scale of {} bone(s) (deviation up to {:.3}); pick a 4x3 or dq-scale path to keep it",
+                    self.path.name(),
+                    report.lossy.len(),
+                    report.max_deviation
+                );
+            }
+        }
+        let fill = start.elapsed().as_secs_f64() * 1e3;
+        let camera = self.camera(aspect);
+        self.frame_sets
+            .write(
+                frame,
+                &FrameUniforms {
+                    view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+                    color: [1.0; 4],
+                    light: [0.35, 0.85, 0.45, 1.0],
+                },
+            )
+            .map_err(err)?;
+        Ok(FrameTimes {
+            anim_ms: anim,
+            upload_ms: (fill - anim * self.meshes.len() as f64).max(0.0),
+        })
+    }
+
+    /// Records what precedes the rendering scope (GPU timer, compute
+    /// skinning).
+    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        let batches: Vec<(&Batch, &PreparedMesh)> =
+            self.batches.iter().zip(self.meshes.iter()).collect();
+        self.path
+            .prepass(cmd, frame, &batches)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Records the draws inside the rendering scope.
+    pub fn record(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        for (batch, mesh) in self.batches.iter().zip(&self.meshes) {
+            self.path
+                .record_draw(
+                    cmd,
+                    frame,
+                    &self.frame_sets,
+                    batch,
+                    mesh,
+                    vk::PolygonMode::FILL,
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Records what follows the rendering scope (the GPU timer's end).
+    pub fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        self.path.finish(cmd, frame).map_err(|e| e.to_string())
+    }
+
+    /// GPU milliseconds of the last finished use of slot `frame`, read as
+    /// the slot is begun (see [`CrowdScene::update`]).
+    pub fn gpu_ms(&self, frame: usize) -> Option<f64> {
+        self.path.gpu_ms(frame)
+    }
+
+    /// Reads slot `frame`'s GPU time now that its fence has passed (headless
+    /// frames wait for each submission), instead of at its next use.
+    pub fn collect_gpu_ms(&mut self, frame: usize) -> Result<Option<f64>, String> {
+        self.path.begin_frame(frame).map_err(|e| e.to_string())?;
+        self.batches.clear();
+        Ok(self.path.gpu_ms(frame))
+    }
+}
+
+fn mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    [a[0] * b[0], a[1] * b[1], a[2] * b[2], a[3] * b[3]]
+}
+
+/// Instances on a square-ish grid in the XZ plane, centred on the origin,
+/// a little more than the character's animated footprint apart (turned
+/// neighbours' boxes may touch at the corners).
+struct Grid {
+    columns: usize,
+    rows: usize,
+    spacing: f32,
+    /// The character's box centre in its own space (the grid point gets it).
+    center: Vec3,
+    /// Its horizontal radius about that centre, and its height span.
+    radius: f32,
+    y: (f32, f32),
+}
+
+impl Grid {
+    fn new(n: usize, b: &Bounds) -> Self {
+        let columns = (n as f64).sqrt().ceil().max(1.0) as usize;
+        let rows = n.div_ceil(columns).max(1);
+        let half = (b.max - b.min) * 0.5;
+        let radius = (half.x * half.x + half.z * half.z).sqrt().max(1e-3);
+        Self {
+            columns,
+            rows,
+            spacing: 1.15 * 2.0 * half.x.max(half.z).max(1e-3),
+            center: b.center(),
+            radius,
+            y: (b.min.y, b.max.y),
+        }
+    }
+
+    /// Instance `i`'s matrix (a turn about its own vertical axis of up to
+    /// 25 degrees either way, then its grid point) and pastel tint.
+    fn place(&self, i: usize, rng: &mut SplitMix64) -> (Affine3A, [f32; 4]) {
+        let col = (i % self.columns) as f32 - (self.columns - 1) as f32 * 0.5;
+        let row = (i / self.columns) as f32 - (self.rows - 1) as f32 * 0.5;
+        let at = Vec3::new(col * self.spacing, 0.0, row * self.spacing);
+        let turn = (rng.unit() - 0.5) * 50f32.to_radians();
+        let pivot = Vec3::new(self.center.x, 0.0, self.center.z);
+        let m = Affine3A::from_translation(at)
+            * Affine3A::from_quat(Quat::from_rotation_y(turn))
+            * Affine3A::from_translation(-pivot);
+        let tint = pastel(rng.unit());
+        (m, tint)
+    }
+
+    /// The box every instance stays in.
+    fn bounds(&self) -> (Vec3, Vec3) {
+        let hx = (self.columns - 1) as f32 * 0.5 * self.spacing + self.radius;
+        let hz = (self.rows - 1) as f32 * 0.5 * self.spacing + self.radius;
+        (Vec3::new(-hx, self.y.0, -hz), Vec3::new(hx, self.y.1, hz))
+    }
+}
+
+/// A light colour of hue `h` (0..1), linear RGB.
+fn pastel(h: f32) -> [f32; 4] {
+    let channel = |offset: f32| {
+        let x = (h + offset).rem_euclid(1.0) * 6.0;
+        let v = (x - 3.0).abs() - 1.0;
+        0.45 + 0.55 * v.clamp(0.0, 1.0)
+    };
+    [channel(0.0), channel(2.0 / 3.0), channel(1.0 / 3.0), 1.0]
+}
+
+/// A small fixed-seed generator (SplitMix64), so that every run with the
+/// same seed draws the same crowd.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
