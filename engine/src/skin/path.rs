@@ -974,7 +974,12 @@ impl SkinPath {
         if need <= slot.palette_cap {
             return Ok(());
         }
-        let cap = need.next_power_of_two().max(256);
+        let mut cap = need.next_power_of_two().max(256);
+        if !self.desc.partitions() {
+            // The whole buffer is the descriptor's range: growth stops at
+            // the storage's device limit (`batch` kept `need` within it).
+            cap = cap.min(window.max(need));
+        }
         if is_push {
             slot.push.resize(cap, [0.0; 4]);
             slot.palette_cap = cap;
@@ -1077,8 +1082,11 @@ impl SkinPath {
         } else {
             let ty = vk::DescriptorType::STORAGE_BUFFER;
             let half = (cap * 12) as u64;
-            write_buffer_range(&d, slot.out_set, 0, ty, &buf, 0, half);
-            write_buffer_range(&d, slot.out_set, 1, ty, &buf, half, half);
+            // The rounded-up capacity may pass maxStorageBufferRange; the
+            // vertices written (`batch` checked them) stay within it.
+            let range = half.min(u64::from(d.limits().max_storage_buffer_range));
+            write_buffer_range(&d, slot.out_set, 0, ty, &buf, 0, range);
+            write_buffer_range(&d, slot.out_set, 1, ty, &buf, half, range);
         }
         slot.out = Some(buf);
         slot.out_cap = cap;
