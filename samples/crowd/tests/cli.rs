@@ -1,0 +1,188 @@
+//! The built crowd sample end to end, headless and under the validation
+//! layer: frames on a vertex-stage and a compute-stage path are drawn and
+//! move, the figures are printed, and counts or names the device or sample
+//! cannot take are errors that say why.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The sample's clear colour in 8-bit UNORM.
+const CLEAR: [u8; 3] = [13, 15, 20];
+
+fn crowd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crowd"))
+        .args(args)
+        // Validation in release builds too (debug builds have it anyway).
+        .env("VKSKIN_VALIDATION", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn out_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vkskin-crowd-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut r = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    (info.width, info.height, buf)
+}
+
+/// Fraction of pixels clearly not the clear colour.
+fn coverage(rgba: &[u8]) -> f64 {
+    let drawn = rgba
+        .chunks_exact(4)
+        .filter(|p| (0..3).any(|c| (p[c] as i32 - CLEAR[c] as i32).abs() > 3))
+        .count();
+    drawn as f64 / (rgba.len() / 4) as f64
+}
+
+#[test]
+fn headless_frames_on_a_vertex_and_a_compute_path() {
+    for path in ["4x3-ssbo", "dq-compute"] {
+        let dir = out_dir(path);
+        let out = crowd(&[
+            "--headless",
+            "--instances",
+            "64",
+            "--frames",
+            "3",
+            "--size",
+            "192x108",
+            "--path",
+            path,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "{path}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        assert!(
+            stdout.contains(&format!("64 instances of the built-in character")),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("path {path} (--path)")),
+            "{stdout}"
+        );
+        let frame_lines = stdout.lines().filter(|l| l.starts_with("frame ")).count();
+        assert_eq!(frame_lines, 3, "{stdout}");
+        assert!(
+            stdout.contains("median of 2 frame(s)") && stdout.contains("gpu "),
+            "{stdout}"
+        );
+        let frames: Vec<Vec<u8>> = (0..3)
+            .map(|i| {
+                let (w, h, rgba) = decode(&dir.join(format!("frame_{i:04}.png")));
+                assert_eq!((w, h), (192, 108));
+                let c = coverage(&rgba);
+                assert!(c > 0.03, "{path}: frame {i} covers {:.1}%", c * 100.0);
+                rgba
+            })
+            .collect();
+        // Frame i shows t = i / 30 s: the crowd moved.
+        assert_ne!(frames[0], frames[2], "{path}: the crowd did not move");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn compute_output_close_to_the_storage_range_is_validation_clean() {
+    // 1,500 x 6,252 vertices: 112.5 MB of skinned positions, within
+    // lavapipe's 128 MiB maxStorageBufferRange, while the output buffer's
+    // rounded-up capacity is not; its descriptors must still stay in range.
+    let dir = out_dir("range");
+    let out = crowd(&[
+        "--headless",
+        "--instances",
+        "1500",
+        "--frames",
+        "1",
+        "--size",
+        "64x36",
+        "--path",
+        "4x3-compute",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    let (_, _, rgba) = decode(&dir.join("frame_0000.png"));
+    assert!(coverage(&rgba) > 0.03);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn instances_beyond_the_storage_are_an_error_naming_the_limit() {
+    // A million instances of 6,252 vertices: 6.3e9 skinned vertices, past
+    // what one frame's output may address on any device.
+    let dir = out_dir("limit");
+    let out = crowd(&[
+        "--headless",
+        "--instances",
+        "1000000",
+        "--frames",
+        "1",
+        "--path",
+        "4x3-compute",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("1000000 instances of the built-in character on path 4x3-compute")
+            && stderr.contains("in one frame")
+            && stderr.contains("the device allows"),
+        "{stderr}"
+    );
+    assert!(!dir.join("frame_0000.png").exists());
+}
+
+#[test]
+fn bad_arguments_are_errors_that_say_why() {
+    let out = crowd(&["--headless", "--path", "4x3-nowhere"]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("unknown skinning path \"4x3-nowhere\"")
+            && stderr.contains("4x3-ubo")
+            && stderr.contains("dq-scale-cpu"),
+        "{stderr}"
+    );
+    for (args, needle) in [
+        (vec!["--instances", "0"], "this sample draws 1 to 1000000"),
+        (
+            vec!["--instances", "1000001"],
+            "this sample draws 1 to 1000000",
+        ),
+        (vec!["--threads", "0"], "--threads 0"),
+        (vec!["--size", "0x10"], "expected WIDTHxHEIGHT"),
+        (vec!["/nonexistent/crowd.glb"], "/nonexistent/crowd.glb"),
+    ] {
+        let mut all = vec!["--headless", "--frames", "1"];
+        all.extend(&args);
+        let out = crowd(&all);
+        let (_, stderr) = text(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
