@@ -9,9 +9,9 @@ use std::time::Instant;
 use vkskin::anim::{Crowd, CrowdInstance, PaletteHierarchy, Parallelism};
 use vkskin::assets::builtin::Character;
 use vkskin::assets::{Bounds, Model};
-use vkskin::glam::{Affine3A, Quat, Vec3};
+use vkskin::glam::{Affine3A, Quat, Vec2, Vec3};
 use vkskin::gpu::{vk, Device};
-use vkskin::render::Camera;
+use vkskin::render::{Camera, Projection};
 use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
 /// The most instances the sample accepts, whatever the device allows: the
@@ -115,18 +115,23 @@ pub struct CrowdOptions {
 /// The CPU side of one frame, in milliseconds.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrameTimes {
-    /// Sampling, local-to-model and skinning matrices of every instance
-    /// (the crowd animated with a sink that keeps nothing).
+    /// Sampling, local-to-model and skinning matrices of every instance:
+    /// a twin of the crowd (same instances, same time) animated into a
+    /// sink that keeps nothing.
     pub anim_ms: f64,
-    /// Writing the frame's storage: the batches filled by animating into
-    /// them, less the animation alone (once per mesh drawn). On the CPU
-    /// stage this includes the CPU skinning.
+    /// Writing the frame's storage: the batches filled by animating the
+    /// crowd into them, less the twin's animation alone (once per mesh
+    /// drawn). On the CPU stage this includes the CPU skinning.
     pub upload_ms: f64,
 }
 
 /// The crowd on one skinning path.
 pub struct CrowdScene {
     crowd: Crowd,
+    /// The same crowd, animated alone for the animation figure: its
+    /// sampling cursors move exactly as the drawn crowd's do, so neither
+    /// run finds the other's keys already looked up.
+    twin: Crowd,
     path: SkinPath,
     why: String,
     meshes: Vec<PreparedMesh>,
@@ -202,7 +207,7 @@ impl CrowdScene {
         }
         let mut rng = SplitMix64(options.seed);
         let clips = &model.clips;
-        let instances = (0..n)
+        let instances: Vec<CrowdInstance> = (0..n)
             .map(|i| {
                 let clip = i % clips.len();
                 let phase = rng.unit() * clips[clip].duration();
@@ -210,6 +215,8 @@ impl CrowdScene {
                 CrowdInstance::new(clip, phase, speed)
             })
             .collect();
+        let twin = Crowd::new(&model.skeleton, clips, skin, instances.clone())
+            .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
         let crowd = Crowd::new(&model.skeleton, clips, skin, instances)
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
         let grid = Grid::new(n, &cast.bounds);
@@ -217,6 +224,7 @@ impl CrowdScene {
         let (grid_min, grid_max) = grid.bounds();
         Ok(Self {
             crowd,
+            twin,
             path,
             why,
             meshes,
@@ -244,16 +252,58 @@ impl CrowdScene {
         self.crowd.len()
     }
 
-    /// The camera that sees the whole grid at an angle for `aspect`.
+    /// The camera that sees the whole grid at an angle for `aspect`:
+    /// `Camera::framing` (which centres the box and fits it whole), then
+    /// re-aimed and moved in until the grid's projected corners fill the
+    /// view with a small margin, since a wide, flat grid seen from above
+    /// leaves the framed box's upper part empty.
     pub fn camera(&self, aspect: f32) -> Camera {
-        Camera::framing(
-            self.grid_min,
-            self.grid_max,
-            0.55,
-            0.42,
-            40f32.to_radians(),
-            aspect,
-        )
+        const FOV_Y: f32 = 0.70;
+        let mut camera = Camera::framing(self.grid_min, self.grid_max, 0.3, 0.55, FOV_Y, aspect);
+        let (lo, hi) = (self.grid_min, self.grid_max);
+        let corners: Vec<Vec3> = (0..8)
+            .map(|c| {
+                Vec3::new(
+                    if c & 1 == 0 { lo.x } else { hi.x },
+                    if c & 2 == 0 { lo.y } else { hi.y },
+                    if c & 4 == 0 { lo.z } else { hi.z },
+                )
+            })
+            .collect();
+        let tan = (FOV_Y * 0.5).tan();
+        let reach = (hi - lo).length() * 0.5;
+        // Perspective bends the straight-line updates; a few rounds settle.
+        for _ in 0..6 {
+            let vp = camera.view_proj(aspect);
+            let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+            for &c in &corners {
+                let p = vp * c.extend(1.0);
+                if p.w <= 1e-4 {
+                    return camera;
+                }
+                let ndc = Vec2::new(p.x, p.y) / p.w;
+                min = min.min(ndc);
+                max = max.max(ndc);
+            }
+            let offset = camera.eye - camera.target;
+            let distance = offset.length();
+            let forward = -offset / distance;
+            let right = forward.cross(Vec3::Y).normalize_or(Vec3::X);
+            let up = right.cross(forward);
+            // NDC y points down the screen (see `Camera`).
+            let centre = (min + max) * 0.5;
+            let shift = right * centre.x * distance * tan * aspect - up * centre.y * distance * tan;
+            let scale = ((max - min) * 0.5).max_element() / 0.94;
+            camera.target += shift;
+            camera.eye = camera.target + offset * scale;
+            let d = distance * scale;
+            camera.projection = Projection::Perspective {
+                fov_y: FOV_Y,
+                near: (d - 1.5 * reach).max(d * 1e-3),
+                far: d + 1.5 * reach,
+            };
+        }
+        camera
     }
 
     /// Animates the crowd at `t` seconds into frame slot `frame` (whose
@@ -262,7 +312,7 @@ impl CrowdScene {
         let err = |e: vkskin::gpu::GpuError| e.to_string();
         self.path.begin_frame(frame).map_err(err)?;
         let start = Instant::now();
-        self.crowd
+        self.twin
             .animate(t, self.threads, |_, _| {})
             .map_err(|e| format!("crowd: {e}"))?;
         let anim = start.elapsed().as_secs_f64() * 1e3;
