@@ -16,6 +16,7 @@ PACKAGES=(
   xvfb libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0
   # build tools
   pkg-config gcc g++
+  fonts-dejavu-core  # text of gpu-bench's chart
 )
 
 ensure_packages() {

@@ -241,6 +241,10 @@ impl Figures {
         self.anim.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.anim.is_empty()
+    }
+
     pub fn clear(&mut self) {
         self.anim.clear();
         self.upload.clear();

@@ -76,7 +76,7 @@ fn headless_frames_on_a_vertex_and_a_compute_path() {
             out.status
         );
         assert!(
-            stdout.contains(&format!("64 instances of the built-in character")),
+            stdout.contains("64 instances of the built-in character"),
             "{stdout}"
         );
         assert!(

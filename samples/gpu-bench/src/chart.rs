@@ -99,19 +99,28 @@ pub fn draw(png: &Path, font: &Path, setup: &Setup, cases: &[Case]) -> Result<()
                     .filter(|c| c.path.name == name)
                     .filter_map(|c| Some((c.instances as f64, verts_per_s(c)?)))
                     .collect();
-                let missing = cases
+                // Counts without a point, and why (the first reason).
+                let unmeasured: Vec<&Case> = cases
                     .iter()
-                    .filter(|c| c.path.name == name && c.measured().is_none())
-                    .map(|c| match c.outcome {
-                        Outcome::Limit(_) => "limit",
-                        Outcome::Skipped(_) => "skipped",
-                        _ => "error",
-                    })
-                    .next();
-                let label = match (line.is_empty(), missing) {
-                    (true, Some(why)) => format!("{name}: none ({why})"),
-                    (false, Some(why)) => format!("{name} (some {why})"),
-                    _ => name.to_string(),
+                    .filter(|c| c.path.name == name && verts_per_s(c).is_none())
+                    .collect();
+                let why = unmeasured.first().map(|c| match c.outcome {
+                    Outcome::Limit(_) => "limit",
+                    Outcome::Skipped(_) => "skipped",
+                    Outcome::Measured(_) => "no timestamps",
+                    Outcome::Error(_) => "error",
+                });
+                let label = match why {
+                    None => name.to_string(),
+                    Some(why) if line.is_empty() => format!("{name}: none ({why})"),
+                    Some(why) => format!(
+                        "{name} (not at {}: {why})",
+                        unmeasured
+                            .iter()
+                            .map(|c| c.instances.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 };
                 let style = color.stroke_width(2);
                 chart
@@ -150,15 +159,16 @@ fn kind_of(c: &Case) -> &'static str {
 }
 
 /// The x axis's end past the largest count, and the y axis's whole
-/// decades around every measured rate.
+/// decades around every measured rate, with one more decade below for the
+/// legend.
 fn ranges(points: &[(f64, f64)], cases: &[Case]) -> (f64, f64, f64) {
     let x_max = cases.iter().map(|c| c.instances).max().unwrap_or(1) as f64 * 1.5;
     let lo = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let hi = points.iter().map(|p| p.1).fold(0.0, f64::max);
     if !(lo.is_finite() && hi > 0.0) {
-        return (x_max, 1e6, 1e10);
+        return (x_max, 1e5, 1e10);
     }
-    let y_min = 10f64.powf(lo.log10().floor());
+    let y_min = 10f64.powf(lo.log10().floor() - 1.0);
     let y_max = 10f64.powf(hi.log10().ceil()).max(y_min * 10.0);
     (x_max, y_min, y_max)
 }
