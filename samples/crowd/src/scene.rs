@@ -14,9 +14,10 @@ use vkskin::gpu::{vk, Device};
 use vkskin::render::{Camera, Projection};
 use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
-/// The most instances the sample accepts, whatever the device allows: the
-/// crowd's sampling contexts and placements live in host memory.
-pub const MAX_INSTANCES: usize = 1_000_000;
+/// The most instances the sample accepts, whatever the device allows (ten
+/// times the crowds it is meant for): the crowd, its placements and, on
+/// push paths, the palettes live in host memory, sized by the count.
+pub const MAX_INSTANCES: usize = 100_000;
 
 /// The character every instance plays: a model, the skin the crowd
 /// animates, the meshes bound to it, and its animated bounds.

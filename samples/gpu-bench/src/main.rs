@@ -94,9 +94,12 @@ struct Args {
     validation: bool,
 }
 
-/// The most instances one case may ask for: the crowd and its placements
-/// live in host memory.
-const MAX_INSTANCES: usize = 1_000_000;
+/// The most instances one case may ask for, and the most vertices of the
+/// character (ten times the figures the bench is meant for): crowds,
+/// placements, push palettes and the mesh live in host memory, sized by
+/// these.
+const MAX_INSTANCES: usize = 100_000;
+const MAX_VERTICES: usize = 100_000;
 
 /// What a case came to.
 #[derive(Clone, Debug)]
@@ -184,6 +187,12 @@ fn run(args: &Args) -> Result<(), String> {
     if !(16..=4096).contains(&args.size) {
         return Err(format!("--size {}: 16 to 4096 pixels", args.size));
     }
+    if args.vertices == 0 || args.vertices > MAX_VERTICES {
+        return Err(format!(
+            "--vertices {}: this bench builds characters of 1 to {MAX_VERTICES} vertices",
+            args.vertices
+        ));
+    }
     let model = procedural::bench_character(args.vertices, args.joints).map_err(|e| {
         format!(
             "bench character ({} vertices, {} joints): {e}",
@@ -228,7 +237,7 @@ fn run(args: &Args) -> Result<(), String> {
         args.frames,
         args.max_seconds
     );
-    let animation = animation_pass(&model, &args.instances, args.frames.max(5))?;
+    let animation = animation_pass(&model, &args.instances, (4 * args.frames).max(20))?;
     let cases = {
         let bench = Bench::new(&device, &model, args)?;
         let started = Instant::now();
