@@ -122,10 +122,18 @@ fn clip_ref(arg: Option<&str>) -> Result<ClipRef, String> {
 }
 
 fn parse_event(event: &str) -> Result<Action, String> {
-    let mut words = event.split_whitespace();
-    let verb = words.next().ok_or("empty event")?;
-    let arg = words.next();
-    let arg2 = words.next();
+    let words: Vec<&str> = event.split_whitespace().collect();
+    let verb = *words.first().ok_or("empty event")?;
+    let arg = words.get(1).copied();
+    let arg2 = words.get(2).copied();
+    let most = match verb {
+        "minimise" | "minimize" | "restore" | "pause" | "play" | "quit" => 0,
+        "crossfade" | "orbit" => 2,
+        _ => 1,
+    };
+    if words.len() > most + 1 {
+        return Err("too many words".into());
+    }
     let action = match verb {
         "resize" => {
             let (w, h) = crate::args::parse_size(arg.ok_or("missing WxH")?)?;
@@ -174,9 +182,6 @@ fn parse_event(event: &str) -> Result<Action, String> {
         "quit" => Action::Quit,
         other => return Err(format!("unknown event {other:?}")),
     };
-    if words.next().is_some() {
-        return Err("too many words".into());
-    }
     Ok(action)
 }
 

@@ -67,25 +67,30 @@ const BONE: Color32 = Color32::from_rgb(255, 200, 90);
 const HOVER: Color32 = Color32::from_rgb(120, 220, 255);
 
 /// Builds the frame's UI; `hover` is the joint highlighted (kept between
-/// frames for the tree).
+/// frames for the tree). Returns the panel's width in points (0 hidden).
 pub fn build(
     ctx: &egui::Context,
     s: &Snapshot<'_>,
     actions: &mut Vec<Action>,
     hover: &mut Option<usize>,
-) {
-    let tree_hover = if s.panel {
+) -> f32 {
+    let (width, tree_hover) = if s.panel {
         panel(ctx, s, actions)
     } else {
-        None
+        (0.0, None)
     };
     overlay(ctx, s, tree_hover, hover);
     errors(ctx, s);
+    width
 }
 
-fn panel(ctx: &egui::Context, s: &Snapshot<'_>, actions: &mut Vec<Action>) -> Option<usize> {
+fn panel(
+    ctx: &egui::Context,
+    s: &Snapshot<'_>,
+    actions: &mut Vec<Action>,
+) -> (f32, Option<usize>) {
     let mut tree_hover = None;
-    egui::SidePanel::left("viewer-panel")
+    let r = egui::SidePanel::left("viewer-panel")
         .default_width(250.0)
         .resizable(true)
         .show(ctx, |ui| {
@@ -103,7 +108,7 @@ fn panel(ctx: &egui::Context, s: &Snapshot<'_>, actions: &mut Vec<Action>) -> Op
                 notes(ui, s);
             });
         });
-    tree_hover
+    (r.response.rect.width(), tree_hover)
 }
 
 fn clip_name(m: &Model, c: Option<usize>) -> String {
@@ -139,12 +144,9 @@ fn playback(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
         }
     });
     let mut time = s.time;
-    let timeline = ui.add(
-        egui::Slider::new(&mut time, 0.0..=s.duration.max(1e-3))
-            .text("s")
-            .max_decimals(2),
-    );
-    if timeline.changed() {
+    let timeline = ui.add(egui::Slider::new(&mut time, 0.0..=s.duration.max(1e-3)).text("s"));
+    // Only the user's scrubbing counts (the widget may round what it shows).
+    if timeline.changed() && (timeline.dragged() || timeline.has_focus() || timeline.clicked()) {
         actions.push(Action::Play(false));
         actions.push(Action::Seek(time));
     }
@@ -442,9 +444,4 @@ fn errors(ctx: &egui::Context, s: &Snapshot<'_>) {
             ui.set_max_width(360.0);
             ui.label(RichText::new(&n.text).color(Color32::from_rgb(255, 130, 120)));
         });
-}
-
-/// Pixel (physical) to egui point.
-pub fn to_points(p: vkskin::glam::Vec2, pixels_per_point: f32) -> Pos2 {
-    Pos2::new(p.x / pixels_per_point, p.y / pixels_per_point)
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vkskin::glam::{Mat4, Vec3};
 use vkskin::gpu::{vk, Device, DeviceDesc, GpuError, MessageLog, Surface};
 use vkskin::render::{Camera, FramesInFlight, WindowTarget};
 use winit::application::ApplicationHandler;
@@ -92,6 +93,8 @@ struct App {
     modifiers: ModifiersState,
     /// The last frame's camera and height in pixels (panning).
     last_camera: Option<(Camera, u32)>,
+    /// The panel's width in points, last frame.
+    panel_points: f32,
     shot_request: Option<PathBuf>,
     shots: u32,
     minimised: bool,
@@ -136,6 +139,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         cursor: None,
         modifiers: ModifiersState::empty(),
         last_camera: None,
+        panel_points: 0.0,
         shot_request: None,
         shots: 0,
         minimised: false,
@@ -363,6 +367,7 @@ impl App {
 
     fn try_apply(&mut self, action: Action, event_loop: &ActiveEventLoop) -> Result<(), Refusal> {
         use Refusal::{Fatal, Refused, Unknown};
+        log::debug!("viewer: frame {}: {action:?}", self.ticks);
         let clip = match &action {
             Action::Clip(r) | Action::Crossfade(r, _) => Some(self.resolve_clip(r).map_err(Unknown)?),
             _ => None,
@@ -391,7 +396,14 @@ impl App {
             }
             Action::Crossfade(_, secs) => {
                 if let Some(c) = clip {
+                    let from = player.clip.and_then(|f| model.clips.get(f));
+                    let text = format!(
+                        "crossfade {} -> {} over {secs} s",
+                        from.map_or("(bind pose)", |f| f.name()),
+                        model.clips[c].name()
+                    );
                     player.crossfade(model, c, secs);
+                    self.note(text, false);
                 }
             }
             Action::FadeSeconds(s) => self.fade_seconds = s.max(0.0),
@@ -402,9 +414,13 @@ impl App {
                         vkskin::skin::registry::names()
                     ))
                 })?;
-                gpu.scene
-                    .set_path(desc)
-                    .map_err(|e| Refused(format!("path {name}: {e}; staying on {}", gpu.scene.path().name)))?;
+                gpu.scene.set_path(desc).map_err(|e| {
+                    Refused(format!(
+                        "path {name}: {e}; staying on {}",
+                        gpu.scene.path().name
+                    ))
+                })?;
+                self.note(format!("path: {name}"), false);
             }
             Action::PathBy(d) => {
                 let all = vkskin::skin::paths();
@@ -421,6 +437,7 @@ impl App {
                         gpu.scene.path().name
                     ))
                 })?;
+                self.note(format!("path: {}", desc.name), false);
             }
             Action::Influences(k) => gpu.scene.set_influences(k).map_err(Refused)?,
             Action::InfluencesBy(d) => {
@@ -580,7 +597,6 @@ impl App {
         let dt = (now - self.last).as_secs_f32().min(0.25);
         self.last = now;
         let extent = image.extent;
-        let aspect = extent.width as f32 / extent.height as f32;
 
         let t0 = Instant::now();
         player.advance(&gpu.scene.model, dt);
@@ -590,8 +606,24 @@ impl App {
         gpu.scene.pose(locals)?;
         let cpu_ms = t0.elapsed().as_secs_f32() * 1e3;
 
-        let camera = self.orbit.camera(&gpu.scene.bounds, aspect);
-        let view_proj = camera.view_proj(aspect);
+        // The model is framed in the part of the window the panel leaves
+        // free: the camera gets that part's aspect, and clip-space x is
+        // squeezed and shifted into it (nothing changes with no panel).
+        let ppp = egui_winit::pixels_per_point(&self.egui_ctx, window);
+        let (w, h) = (extent.width as f32, extent.height as f32);
+        let panel_px = if self.flags.panel {
+            (self.panel_points * ppp).clamp(0.0, w * 0.6)
+        } else {
+            0.0
+        };
+        let free_aspect = (w - panel_px) / h;
+        let camera = self.orbit.camera(&gpu.scene.bounds, free_aspect);
+        let mut view_proj = camera.view_proj(free_aspect);
+        if panel_px > 0.0 {
+            view_proj = Mat4::from_translation(Vec3::new(panel_px / w, 0.0, 0.0))
+                * Mat4::from_scale(Vec3::new((w - panel_px) / w, 1.0, 1.0))
+                * view_proj;
+        }
         self.last_camera = Some((camera, extent.height));
         gpu.scene.update(frame.index, view_proj)?;
         let smooth = |old: f32, new: f32| if old == 0.0 { new } else { old * 0.9 + new * 0.1 };
@@ -603,16 +635,19 @@ impl App {
             self.stats.gpu_ms = Some(ms);
         }
 
-        let ppp = egui_winit::pixels_per_point(&self.egui_ctx, window);
         let joints_on_screen: Vec<Option<egui::Pos2>> =
             if self.flags.skeleton || self.flags.names {
                 gpu.scene
                     .joints
                     .iter()
                     .map(|m| {
-                        camera
-                            .project_to_pixel(m.translation.into(), extent.width, extent.height)
-                            .map(|p| ui::to_points(p, ppp))
+                        let clip = view_proj * Vec3::from(m.translation).extend(1.0);
+                        (clip.w > 0.0).then(|| {
+                            egui::pos2(
+                                (clip.x / clip.w * 0.5 + 0.5) * w / ppp,
+                                (clip.y / clip.w * 0.5 + 0.5) * h / ppp,
+                            )
+                        })
                     })
                     .collect()
             } else {
@@ -651,9 +686,11 @@ impl App {
         };
         let mut actions = Vec::new();
         let mut hover = self.hover;
-        let output = self
-            .egui_ctx
-            .run(raw, |ctx| ui::build(ctx, &snapshot, &mut actions, &mut hover));
+        let mut panel_points = self.panel_points;
+        let output = self.egui_ctx.run(raw, |ctx| {
+            panel_points = ui::build(ctx, &snapshot, &mut actions, &mut hover);
+        });
+        self.panel_points = panel_points;
         self.hover = hover;
         self.pending
             .extend(actions.into_iter().map(|a| (a, false)));
