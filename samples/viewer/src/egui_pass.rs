@@ -124,7 +124,9 @@ impl EguiPass {
             .iter()
             .filter(|p| {
                 let r = p.clip_rect;
-                r.min.x < w && r.min.y < h && r.max.x > r.min.x.max(0.0)
+                r.min.x < w
+                    && r.min.y < h
+                    && r.max.x > r.min.x.max(0.0)
                     && r.max.y > r.min.y.max(0.0)
                     && matches!(&p.primitive, Primitive::Mesh(m) if !m.indices.is_empty())
             })

@@ -22,15 +22,19 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
     // A bad file fails before any Vulkan work, with the loader's message.
     let model = load_model(args.file.as_deref(), args.max_influences)?;
     let clip = match &args.clip {
-        Some(name) => Some(model.clips.iter().position(|c| c.name() == name).ok_or_else(
-            || {
-                format!(
-                    "{}: no clip {name:?}; clips: {}",
-                    model.name,
-                    clip_names(&model)
-                )
-            },
-        )?),
+        Some(name) => Some(
+            model
+                .clips
+                .iter()
+                .position(|c| c.name() == name)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: no clip {name:?}; clips: {}",
+                        model.name,
+                        clip_names(&model)
+                    )
+                })?,
+        ),
         None if model.clips.is_empty() => None,
         None => Some(0),
     };
@@ -74,8 +78,10 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         let picks = contact::picks(total);
         let mut thumbs: Vec<Thumb> = Vec::with_capacity(picks.len());
         let bar = ProgressBar::new(total).with_style(
-            ProgressStyle::with_template("viewer {bar:40} {pos}/{len} frames, {per_sec}, eta {eta}")
-                .map_err(|e| e.to_string())?,
+            ProgressStyle::with_template(
+                "viewer {bar:40} {pos}/{len} frames, {per_sec}, eta {eta}",
+            )
+            .map_err(|e| e.to_string())?,
         );
         println!(
             "viewer: {} on {} ({} joints, {} mesh(es), {} vertices), {width}x{height}, clip {}",

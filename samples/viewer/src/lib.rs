@@ -43,6 +43,7 @@
 
 pub mod args;
 pub mod contact;
+mod egui_pass;
 pub mod headless;
 pub mod orbit;
 pub mod player;
@@ -50,7 +51,6 @@ pub mod scene;
 pub mod script;
 mod shot;
 mod ui;
-mod egui_pass;
 pub mod window;
 
 use std::path::Path;

@@ -48,7 +48,11 @@ impl Orbit {
         let distance = offset.length() * self.zoom;
         let target = base.target + self.pan;
         let eye = target + offset.normalize_or(Vec3::Z) * distance;
-        let radius = if b.is_empty() { 1.0 } else { b.diagonal() * 0.5 } + self.pan.length();
+        let radius = if b.is_empty() {
+            1.0
+        } else {
+            b.diagonal() * 0.5
+        } + self.pan.length();
         let near = (distance - radius * 1.1).max(distance * 1e-3);
         let far = distance + radius * 1.1;
         Camera::look_at(

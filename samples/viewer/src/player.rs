@@ -2,8 +2,7 @@
 //! crossfade from the current clip to another over a duration.
 
 use vkskin::anim::{
-    AnimError, BlendLayer, BlendingJob, Clip, PlaybackMode, SamplingContext, SamplingJob,
-    Transform,
+    AnimError, BlendLayer, BlendingJob, Clip, PlaybackMode, SamplingContext, SamplingJob, Transform,
 };
 use vkskin::assets::Model;
 
@@ -47,7 +46,11 @@ pub struct Player {
 impl Player {
     /// Starts `clip` (or the model's first clip) at time 0, playing.
     pub fn new(model: &Model, clip: Option<usize>) -> Self {
-        let clip = clip.or(if model.clips.is_empty() { None } else { Some(0) });
+        let clip = clip.or(if model.clips.is_empty() {
+            None
+        } else {
+            Some(0)
+        });
         let bind = model.skeleton.bind_local().to_vec();
         Self {
             context: clip

@@ -30,7 +30,13 @@ pub struct SceneDesc {
 
 /// The longest skin's palette (at least 1): what `skin::auto` is asked about.
 pub fn palette_bones(model: &Model) -> usize {
-    model.skins.iter().map(|s| s.len()).max().unwrap_or(0).max(1)
+    model
+        .skins
+        .iter()
+        .map(|s| s.len())
+        .max()
+        .unwrap_or(0)
+        .max(1)
 }
 
 /// A model ready to draw through one skinning path.
@@ -161,7 +167,10 @@ impl Scene {
     }
 
     pub fn gpu_vertices(&self) -> usize {
-        self.meshes.iter().map(|m| m.gpu_vertex_count() as usize).sum()
+        self.meshes
+            .iter()
+            .map(|m| m.gpu_vertex_count() as usize)
+            .sum()
     }
 
     pub fn draw_parts(&self) -> usize {

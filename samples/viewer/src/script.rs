@@ -200,7 +200,10 @@ mod tests {
         assert_eq!(s.events[0], (20, Action::Resize(640, 360)));
         assert!(s.due(19).is_empty());
         assert_eq!(s.due(45), vec![Action::Resize(640, 360), Action::Minimise]);
-        assert_eq!(s.due(80), vec![Action::Restore, Action::Path("dq-ssbo".into())]);
+        assert_eq!(
+            s.due(80),
+            vec![Action::Restore, Action::Path("dq-ssbo".into())]
+        );
         assert_eq!(s.due(100), vec![Action::Crossfade(ClipRef::Next, 0.5)]);
         assert_eq!(
             s.due(1000),

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use vkskin::gpu::{
-    pipeline_barrier, vk, Buffer, BufferBarrier, BufferDesc, Device, Image, ImageBarrier,
-    ImageDesc,
+    pipeline_barrier, vk, Buffer, BufferBarrier, BufferDesc, Device, Image, ImageBarrier, ImageDesc,
 };
 
 pub struct ShotTarget {

@@ -84,11 +84,7 @@ pub fn build(
     width
 }
 
-fn panel(
-    ctx: &egui::Context,
-    s: &Snapshot<'_>,
-    actions: &mut Vec<Action>,
-) -> (f32, Option<usize>) {
+fn panel(ctx: &egui::Context, s: &Snapshot<'_>, actions: &mut Vec<Action>) -> (f32, Option<usize>) {
     let mut tree_hover = None;
     let r = egui::SidePanel::left("viewer-panel")
         .default_width(250.0)
@@ -132,7 +128,11 @@ fn playback(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
             }
         });
     ui.horizontal(|ui| {
-        if ui.button("⏮").on_hover_text("previous frame (Left)").clicked() {
+        if ui
+            .button("⏮")
+            .on_hover_text("previous frame (Left)")
+            .clicked()
+        {
             actions.push(Action::Step(-1));
         }
         let play = if s.playing { "⏸ pause" } else { "▶ play" };
@@ -191,7 +191,11 @@ fn skinning(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
             for p in vkskin::skin::paths() {
                 let r = ui
                     .selectable_label(p.name == s.path, p.name)
-                    .on_hover_text(format!("{} stage; tested against {}", p.stage.name(), p.reference()));
+                    .on_hover_text(format!(
+                        "{} stage; tested against {}",
+                        p.stage.name(),
+                        p.reference()
+                    ));
                 if r.clicked() {
                     actions.push(Action::Path(p.name.to_owned()));
                 }
@@ -237,7 +241,10 @@ fn view(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
     ui.label(RichText::new("View").strong());
     let mut wire = s.wireframe;
     if ui
-        .add_enabled(s.wireframe_available, egui::Checkbox::new(&mut wire, "wireframe"))
+        .add_enabled(
+            s.wireframe_available,
+            egui::Checkbox::new(&mut wire, "wireframe"),
+        )
         .changed()
     {
         actions.push(Action::Wireframe(Some(wire)));

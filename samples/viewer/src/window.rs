@@ -147,8 +147,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
     event_loop
         .run_app(&mut app)
         .map_err(|e| format!("event loop: {e}"))?;
-    let swapchains = app.swapchains_before
-        + app.gpu.as_ref().map_or(0, |g| g.target.recreations());
+    let swapchains = app.swapchains_before + app.gpu.as_ref().map_or(0, |g| g.target.recreations());
     // GPU objects first, then the window they draw into.
     drop(app.gpu.take());
     drop(app.egui_state.take());
@@ -216,14 +215,9 @@ impl App {
         )
         .map_err(err)?;
         let size = window.inner_size();
-        let target = WindowTarget::new(
-            &device,
-            &surface,
-            size.width,
-            size.height,
-            self.flags.vsync,
-        )
-        .map_err(err)?;
+        let target =
+            WindowTarget::new(&device, &surface, size.width, size.height, self.flags.vsync)
+                .map_err(err)?;
         let color_format = target.color_format().map_err(err)?;
         let fif = self.args.frames_in_flight.clamp(1, MAX_FRAMES_IN_FLIGHT);
         let model = match load_model(self.args.file.as_deref(), self.args.max_influences) {
@@ -236,8 +230,12 @@ impl App {
             }
         };
         let desc = self.scene_desc(color_format, fif);
-        let scene = match Scene::new(&device, model.clone(), self.args.path.as_deref(), desc.clone())
-        {
+        let scene = match Scene::new(
+            &device,
+            model.clone(),
+            self.args.path.as_deref(),
+            desc.clone(),
+        ) {
             Ok(s) => s,
             Err(e) if self.args.path.is_some() => {
                 self.note(format!("{e}; using the automatic choice"), true);
@@ -335,13 +333,17 @@ impl App {
             ClipRef::Previous => Ok((cur + n - 1) % n),
             ClipRef::Index(i) if *i < n => Ok(*i),
             ClipRef::Index(i) => Err(format!("{}: no clip #{i} ({n} clips)", m.name)),
-            ClipRef::Name(name) => m.clips.iter().position(|c| c.name() == name).ok_or_else(|| {
-                format!(
-                    "{}: no clip {name:?}; clips: {}",
-                    m.name,
-                    crate::headless::clip_names(m)
-                )
-            }),
+            ClipRef::Name(name) => m
+                .clips
+                .iter()
+                .position(|c| c.name() == name)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: no clip {name:?}; clips: {}",
+                        m.name,
+                        crate::headless::clip_names(m)
+                    )
+                }),
         }
     }
 
@@ -369,12 +371,16 @@ impl App {
         use Refusal::{Fatal, Refused, Unknown};
         log::debug!("viewer: frame {}: {action:?}", self.ticks);
         let clip = match &action {
-            Action::Clip(r) | Action::Crossfade(r, _) => Some(self.resolve_clip(r).map_err(Unknown)?),
+            Action::Clip(r) | Action::Crossfade(r, _) => {
+                Some(self.resolve_clip(r).map_err(Unknown)?)
+            }
             _ => None,
         };
-        let (Some(gpu), Some(player), Some(window)) =
-            (self.gpu.as_mut(), self.player.as_mut(), self.window.as_ref())
-        else {
+        let (Some(gpu), Some(player), Some(window)) = (
+            self.gpu.as_mut(),
+            self.player.as_mut(),
+            self.window.as_ref(),
+        ) else {
             return Ok(());
         };
         let model = &gpu.scene.model;
@@ -442,7 +448,8 @@ impl App {
             Action::Influences(k) => gpu.scene.set_influences(k).map_err(Refused)?,
             Action::InfluencesBy(d) => {
                 let k = (gpu.scene.influences() as i64 + i64::from(d))
-                    .clamp(1, gpu.scene.loaded_influences() as i64) as usize;
+                    .clamp(1, gpu.scene.loaded_influences() as i64)
+                    as usize;
                 gpu.scene.set_influences(Some(k)).map_err(Refused)?;
             }
             Action::FramesInFlight(_) | Action::CycleFramesInFlight => {
@@ -477,7 +484,9 @@ impl App {
             }
             Action::Wireframe(v) => {
                 if !gpu.scene.wireframe_available() {
-                    return Err(Refused("wireframe: the device lacks fillModeNonSolid".into()));
+                    return Err(Refused(
+                        "wireframe: the device lacks fillModeNonSolid".into(),
+                    ));
                 }
                 self.flags.wireframe = v.unwrap_or(!self.flags.wireframe);
             }
@@ -626,7 +635,13 @@ impl App {
         }
         self.last_camera = Some((camera, extent.height));
         gpu.scene.update(frame.index, view_proj)?;
-        let smooth = |old: f32, new: f32| if old == 0.0 { new } else { old * 0.9 + new * 0.1 };
+        let smooth = |old: f32, new: f32| {
+            if old == 0.0 {
+                new
+            } else {
+                old * 0.9 + new * 0.1
+            }
+        };
         self.stats.cpu_ms = smooth(self.stats.cpu_ms, cpu_ms);
         if dt > 0.0 {
             self.stats.fps = smooth(self.stats.fps, 1.0 / dt);
@@ -635,24 +650,23 @@ impl App {
             self.stats.gpu_ms = Some(ms);
         }
 
-        let joints_on_screen: Vec<Option<egui::Pos2>> =
-            if self.flags.skeleton || self.flags.names {
-                gpu.scene
-                    .joints
-                    .iter()
-                    .map(|m| {
-                        let clip = view_proj * Vec3::from(m.translation).extend(1.0);
-                        (clip.w > 0.0).then(|| {
-                            egui::pos2(
-                                (clip.x / clip.w * 0.5 + 0.5) * w / ppp,
-                                (clip.y / clip.w * 0.5 + 0.5) * h / ppp,
-                            )
-                        })
+        let joints_on_screen: Vec<Option<egui::Pos2>> = if self.flags.skeleton || self.flags.names {
+            gpu.scene
+                .joints
+                .iter()
+                .map(|m| {
+                    let clip = view_proj * Vec3::from(m.translation).extend(1.0);
+                    (clip.w > 0.0).then(|| {
+                        egui::pos2(
+                            (clip.x / clip.w * 0.5 + 0.5) * w / ppp,
+                            (clip.y / clip.w * 0.5 + 0.5) * h / ppp,
+                        )
                     })
-                    .collect()
-            } else {
-                Vec::new()
-            };
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let raw = egui_state.take_egui_input(window);
         let device_name = gpu.device.physical().name.clone();
         let snapshot = Snapshot {
@@ -692,8 +706,7 @@ impl App {
         });
         self.panel_points = panel_points;
         self.hover = hover;
-        self.pending
-            .extend(actions.into_iter().map(|a| (a, false)));
+        self.pending.extend(actions.into_iter().map(|a| (a, false)));
         egui_state.handle_platform_output(window, output.platform_output);
         gpu.egui.textures(&output.textures_delta)?;
         let primitives = self

@@ -19,7 +19,12 @@ fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
 /// Pixels that are not the clear colour (0.06, 0.07, 0.09 -> 15, 18, 23).
 fn drawn(px: &[u8]) -> usize {
     px.chunks(4)
-        .filter(|p| p[..3].iter().zip([15u8, 18, 23]).any(|(a, b)| a.abs_diff(b) > 4))
+        .filter(|p| {
+            p[..3]
+                .iter()
+                .zip([15u8, 18, 23])
+                .any(|(a, b)| a.abs_diff(b) > 4)
+        })
         .count()
 }
 
@@ -56,7 +61,11 @@ fn builtin_character_four_frames_and_a_contact_sheet() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(o.status.success(), "viewer exited with {}\n{text}", o.status);
+    assert!(
+        o.status.success(),
+        "viewer exited with {}\n{text}",
+        o.status
+    );
     let mut frames = Vec::new();
     for i in 0..4 {
         let (w, h, px) = decode(&out.join(format!("frame_{i:04}.png")));
@@ -69,7 +78,12 @@ fn builtin_character_four_frames_and_a_contact_sheet() {
     assert!(!out.join("frame_0004.png").exists());
     // "walk" moves: consecutive frames (0.2 s apart) differ.
     for i in 1..4 {
-        assert_ne!(frames[i - 1], frames[i], "frames {} and {i} are equal", i - 1);
+        assert_ne!(
+            frames[i - 1],
+            frames[i],
+            "frames {} and {i} are equal",
+            i - 1
+        );
     }
     // 4 frames: a 2x2 sheet of 160x120 cells (factor 1) with 4 px gaps.
     let (w, h, sheet) = decode(&out.join("contact_sheet.png"));
@@ -107,7 +121,10 @@ fn a_malformed_file_exits_non_zero_naming_the_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "a malformed file must fail: {err}");
     assert!(err.starts_with("viewer: "), "{err}");
-    assert!(err.contains("broken.glb"), "the message must name the file: {err}");
+    assert!(
+        err.contains("broken.glb"),
+        "the message must name the file: {err}"
+    );
     assert!(!out.join("frame_0000.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -128,11 +145,17 @@ fn an_unsupported_file_and_unknown_names_are_errors() {
     let o = viewer(&["--headless", "--clip", "dance", "--out", out]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(err.contains("\"dance\"") && err.contains("\"walk\""), "{err}");
+    assert!(
+        err.contains("\"dance\"") && err.contains("\"walk\""),
+        "{err}"
+    );
 
     let o = viewer(&["--headless", "--path", "5x5-magic", "--out", out]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(err.contains("5x5-magic") && err.contains("dq-ssbo"), "{err}");
+    assert!(
+        err.contains("5x5-magic") && err.contains("dq-ssbo"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -43,11 +43,21 @@ fn start_xvfb() -> Option<(Xvfb, String)> {
         if ci() {
             panic!("CI=true but Xvfb is missing: apt-get install xvfb");
         }
-        eprintln!("NOTICE: skipping the windowed viewer test: Xvfb not found (apt-get install xvfb)");
+        eprintln!(
+            "NOTICE: skipping the windowed viewer test: Xvfb not found (apt-get install xvfb)"
+        );
         return None;
     };
     let mut child = Command::new(exe)
-        .args(["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -80,9 +90,15 @@ fn asset(rel: &str) -> Option<PathBuf> {
         return Some(path);
     }
     if ci() {
-        panic!("CI=true but {} is missing (set VKSKIN_ASSETS)", path.display());
+        panic!(
+            "CI=true but {} is missing (set VKSKIN_ASSETS)",
+            path.display()
+        );
     }
-    eprintln!("NOTICE: skipping: {} not found (set VKSKIN_ASSETS)", path.display());
+    eprintln!(
+        "NOTICE: skipping: {} not found (set VKSKIN_ASSETS)",
+        path.display()
+    );
     None
 }
 
@@ -188,7 +204,10 @@ fn scripted_session(file: Option<&Path>, tag: &str) {
     let skipped = num(" skipped");
     let presented = num(" presented");
     assert_eq!(presented + skipped, 300, "{line}");
-    assert!(skipped >= 10, "only {skipped} frames skipped while minimised\n{ctx}");
+    assert!(
+        skipped >= 10,
+        "only {skipped} frames skipped while minimised\n{ctx}"
+    );
     let created: u32 = line
         .split("swapchains created: ")
         .nth(1)
@@ -197,7 +216,10 @@ fn scripted_session(file: Option<&Path>, tag: &str) {
     // First, 400x300, restore, vsync off (new target), 320x240.
     assert!(created >= 5, "swapchains created {created} times\n{ctx}");
     assert!(r.out.contains("path: dq-ssbo"), "no path switch\n{ctx}");
-    assert!(r.out.contains("path: 4x3-ssbo"), "no second path switch\n{ctx}");
+    assert!(
+        r.out.contains("path: 4x3-ssbo"),
+        "no second path switch\n{ctx}"
+    );
     assert!(r.out.contains("crossfade "), "no crossfade\n{ctx}");
     // The screenshot is the 400x300 window with its panel: many colours,
     // not the clear colour alone.
@@ -251,15 +273,23 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
     let bad_arg = bad.to_string_lossy().into_owned();
     let r = run_viewer(
         &display,
-        &[&bad_arg, "--size", "320x240", "--frames", "20", "--script", &script],
+        &[
+            &bad_arg, "--size", "320x240", "--frames", "20", "--script", &script,
+        ],
         Duration::from_secs(120),
     );
     let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
     assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
     // Once at start (then the built-in character), once when opened.
     let reports = r.err.matches("garbage.glb").count();
-    assert!(reports >= 2, "the loader's error was not shown twice\n{ctx}");
-    assert!(r.out.contains("path: 4x3-texel"), "the viewer did not go on\n{ctx}");
+    assert!(
+        reports >= 2,
+        "the loader's error was not shown twice\n{ctx}"
+    );
+    assert!(
+        r.out.contains("path: 4x3-texel"),
+        "the viewer did not go on\n{ctx}"
+    );
     assert!(r.out.contains("20 frame(s): 20 presented"), "{ctx}");
     let _ = std::fs::remove_dir_all(&dir);
 }
