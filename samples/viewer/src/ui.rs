@@ -144,7 +144,11 @@ fn playback(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
         }
     });
     let mut time = s.time;
-    let timeline = ui.add(egui::Slider::new(&mut time, 0.0..=s.duration.max(1e-3)).text("s"));
+    let timeline = ui.add(
+        egui::Slider::new(&mut time, 0.0..=s.duration.max(1e-3))
+            .text("s")
+            .max_decimals(2),
+    );
     // Only the user's scrubbing counts (the widget may round what it shows).
     if timeline.changed() && (timeline.dragged() || timeline.has_focus() || timeline.clicked()) {
         actions.push(Action::Play(false));
