@@ -19,6 +19,9 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
     if !(args.fps.is_finite() && args.fps > 0.0) {
         return Err(format!("--fps {} is not a positive number", args.fps));
     }
+    if args.frames == Some(0) {
+        return Err("--frames 0: nothing to draw".into());
+    }
     // A bad file fails before any Vulkan work, with the loader's message.
     let model = load_model(args.file.as_deref(), args.max_influences)?;
     let clip = match &args.clip {

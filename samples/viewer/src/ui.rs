@@ -172,6 +172,9 @@ fn playback(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
     });
     ui.horizontal_wrapped(|ui| {
         ui.label("crossfade to");
+        if s.model.clips.len() < 2 {
+            ui.label("(one clip only)");
+        }
         for (i, c) in s.model.clips.iter().enumerate() {
             if Some(i) != s.clip && ui.small_button(c.name()).clicked() {
                 actions.push(Action::Crossfade(ClipRef::Index(i), s.fade_seconds));

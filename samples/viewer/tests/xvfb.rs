@@ -269,7 +269,13 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("garbage.glb");
     std::fs::write(&bad, b"this is not a binary glTF file at all").unwrap();
-    let script = format!("5:open {}; 10:path 4x3-texel", bad.display());
+    // A good file opened after the bad one replaces the model (when the
+    // shared assets are here).
+    let good = asset("gltf/CesiumMan.glb");
+    let mut script = format!("5:open {}; 10:path 4x3-texel", bad.display());
+    if let Some(g) = &good {
+        script += &format!("; 12:open {}; 15:crossfade #0 0.2", g.display());
+    }
     let bad_arg = bad.to_string_lossy().into_owned();
     let r = run_viewer(
         &display,
@@ -291,5 +297,13 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
         "the viewer did not go on\n{ctx}"
     );
     assert!(r.out.contains("20 frame(s): 20 presented"), "{ctx}");
+    if good.is_some() {
+        assert!(
+            r.out.contains("opened ") && r.out.contains("CesiumMan.glb (22 joints"),
+            "{ctx}"
+        );
+        // The path chosen before stays when it can serve the new model.
+        assert!(!r.err.contains("cannot serve"), "{ctx}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
