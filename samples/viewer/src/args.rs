@@ -44,7 +44,9 @@ pub struct Args {
     /// Render offscreen and write PNG frames and a contact sheet; no display.
     #[arg(long)]
     pub headless: bool,
-    /// Frames to draw, then exit (default: until closed; 60 headless).
+    /// Frames to draw, then exit (default: until closed; 60 headless). In a
+    /// window every pass of the redraw loop counts, drawn or skipped while
+    /// minimised.
     #[arg(long)]
     pub frames: Option<u64>,
     /// Headless: frame i shows t = i / fps seconds of the clip.
