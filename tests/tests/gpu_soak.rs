@@ -110,9 +110,10 @@ fn soak(frames: usize) {
         let mut crowd = Crowd::new(&model.skeleton, &model.clips, skin, instances.clone()).unwrap();
         let start = Instant::now();
         // Resident memory sampled every 50 frames after warm-up. The driver
-        // and the layer recycle their command memory, so single readings
-        // wander by about a megabyte either way; a leak shows as the later
-        // half's median above the earlier half's.
+        // and the layer recycle their command memory in 1 MiB chunks, so
+        // readings step up and down by one chunk at a time; a leak raises
+        // the floor: the later half's lowest reading above the earlier
+        // half's.
         let mut samples = Vec::new();
         for f in 0..frames {
             if f >= warm_up && (f - warm_up) % 50 == 0 {
@@ -142,15 +143,11 @@ fn soak(frames: usize) {
         rig.wait_all();
         samples.extend(rss());
         let (early, late) = samples.split_at(samples.len() / 2);
-        let median = |s: &[u64]| {
-            let mut v = s.to_vec();
-            v.sort_unstable();
-            v.get(v.len() / 2).copied().unwrap_or(0) as i64
-        };
+        let floor = |s: &[u64]| s.iter().copied().min().unwrap_or(0) as i64;
         let growth = if early.is_empty() {
             0
         } else {
-            median(late) - median(early)
+            floor(late) - floor(early)
         };
         let line = format!(
             "{:<14} {frames} frames in {:.1} s, resident memory after warm-up {:+} KiB",
