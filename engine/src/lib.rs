@@ -14,6 +14,8 @@ pub mod assets;
 pub mod mesh;
 
 #[cfg(feature = "gpu")]
+pub mod embed;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "gpu")]
 pub mod render;

@@ -242,15 +242,61 @@ impl PathRig {
         palettes: &[&[Affine3A]],
         shaded: bool,
     ) -> vkskin::render::Frame {
+        self.submit_with(gpu, palettes.len(), shaded, |w| {
+            w.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))
+                .expect("write palettes");
+        })
+    }
+
+    /// Makes room in the capture buffer for `vertices` vertices.
+    pub fn ensure_capture(&mut self, gpu: &GpuTest, vertices: usize) {
+        if let Some(c) = &self.capture {
+            if c.capacity() < vertices {
+                let layout = self.path.capture_layout().expect("capture layout");
+                self.capture =
+                    Some(CaptureBuffer::new(&gpu.device, layout, vertices).expect("capture"));
+            }
+        }
+    }
+
+    /// Draws one frame of `count` instances, written by `fill`, waits for
+    /// it and returns the captured vertices (instance-major) in capture
+    /// mode.
+    pub fn draw_with(
+        &mut self,
+        gpu: &GpuTest,
+        count: usize,
+        shaded: bool,
+        fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+    ) -> Vec<CapturedVertex> {
+        self.ensure_capture(gpu, count * self.mesh.vertex_count() as usize);
+        let frame = self.submit_with(gpu, count, shaded, fill);
+        self.frames.wait(&frame).expect("wait");
+        match &self.capture {
+            Some(c) => c
+                .read(count * self.mesh.vertex_count() as usize)
+                .expect("read capture"),
+            None => Vec::new(),
+        }
+    }
+
+    /// [`PathRig::submit`] with the batch of `count` instances written by
+    /// `fill`.
+    pub fn submit_with(
+        &mut self,
+        gpu: &GpuTest,
+        count: usize,
+        shaded: bool,
+        fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+    ) -> vkskin::render::Frame {
         let frame = self.frames.begin().expect("begin");
         self.path.begin_frame(frame.index).expect("begin frame");
         let mut w = self
             .path
-            .batch(frame.index, &self.mesh, palettes.len())
+            .batch(frame.index, &self.mesh, count)
             .expect("batch");
         let batch = w.batch();
-        w.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))
-            .expect("write palettes");
+        fill(&mut w);
         self.frame_sets
             .write(
                 frame.index,
@@ -399,4 +445,16 @@ pub fn max_differences(
         }
     }
     (dp, dn, worst)
+}
+
+/// Fraction of pixels whose channels all differ by at most one step
+/// (1/255) between two RGBA images of one size.
+pub fn agreeing(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len(), "images of different sizes");
+    let same = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(q.iter()).all(|(x, y)| x.abs_diff(*y) <= 1))
+        .count();
+    same as f64 / (a.len() / 4).max(1) as f64
 }

@@ -14,7 +14,7 @@ use vkskin::assets::Model;
 use vkskin::gpu::{vk, GpuError};
 use vkskin::render::{Camera, Projection};
 use vkskin::skin::{auto, find, SkinPath, SkinPathConfig};
-use vkskin_tests::gpu::{diagonal, GpuTest, PathRig};
+use vkskin_tests::gpu::{agreeing, diagonal, GpuTest, PathRig};
 
 fn walk_palette(model: &Model, t: f32) -> Vec<Affine3A> {
     let clip = model.clip("walk").expect("walk clip");
@@ -59,16 +59,6 @@ fn render(gpu: &GpuTest, model: &Model, path: &str, limit: Option<usize>) -> (Ve
     rig.draw(gpu, &[&skin], true);
     let parts = rig.mesh.parts().len();
     (rig.target.read_rgba().unwrap(), parts)
-}
-
-/// Fraction of pixels whose channels all differ by at most one step.
-fn agreeing(a: &[u8], b: &[u8]) -> f64 {
-    let same = a
-        .chunks_exact(4)
-        .zip(b.chunks_exact(4))
-        .filter(|(p, q)| p.iter().zip(q.iter()).all(|(x, y)| x.abs_diff(*y) <= 1))
-        .count();
-    same as f64 / (a.len() / 4) as f64
 }
 
 #[test]

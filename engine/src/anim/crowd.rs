@@ -1,5 +1,4 @@
 use glam::Affine3A;
-use rayon::prelude::*;
 
 use super::{
     AnimError, Clip, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Skin,
@@ -233,9 +232,6 @@ impl Crowd {
         T: Send,
         E: Fn(usize, &[Affine3A], &mut [T]) + Sync,
     {
-        if !time.is_finite() {
-            return Err(AnimError::InvalidJob(format!("crowd frame time {time}")));
-        }
         if stride == 0 {
             return Err(AnimError::InvalidJob(
                 "crowd output stride is zero".to_string(),
@@ -254,42 +250,70 @@ impl Crowd {
                 got: out.len(),
             });
         }
+        self.animate_split(
+            time,
+            threads,
+            Strided::new(&mut out[..needed], stride),
+            |i, skin, chunk: Strided<'_, T>| {
+                encode(i, skin, chunk.into_slice());
+                Ok::<(), AnimError>(())
+            },
+        )
+    }
+
+    /// The general form of [`Crowd::animate_into`]: `out` is any
+    /// [`CrowdOutput`] (a [`Strided`] slice, or a tuple of them for several
+    /// per-instance streams: palette vec4s, instance records, skinned
+    /// vertices...), and `encode(instance, skinning_matrices, part)` gets
+    /// the instance's own part, split off without copying or allocating.
+    /// The first error `encode` returns stops the frame and is returned
+    /// (instances already written stay written).
+    pub fn animate_split<O, E, Er>(
+        &mut self,
+        time: f32,
+        threads: Parallelism,
+        mut out: O,
+        encode: E,
+    ) -> Result<(), Er>
+    where
+        O: CrowdOutput,
+        E: Fn(usize, &[Affine3A], O) -> Result<(), Er> + Sync,
+        Er: From<AnimError> + Send,
+    {
+        if !time.is_finite() {
+            return Err(AnimError::InvalidJob(format!("crowd frame time {time}")).into());
+        }
+        let n = self.instances.len();
+        if out.capacity() < n {
+            return Err(AnimError::LengthMismatch {
+                what: "crowd output instances",
+                expected: n,
+                got: out.capacity(),
+            }
+            .into());
+        }
         if n == 0 {
             return Ok(());
         }
-        let out = &mut out[..needed];
+        let out = out.split_front(n);
         let count = thread_count(threads)?;
-        let frame = Frame {
-            skeleton: &self.skeleton,
-            clips: &self.clips,
-            skin: &self.skin,
-            time,
+        let run = Run {
+            frame: Frame {
+                skeleton: &self.skeleton,
+                clips: &self.clips,
+                skin: &self.skin,
+                time,
+            },
+            instances: &self.instances,
+            per: self.per_task,
+            encode: &encode,
         };
-        let per = self.per_task;
-        let instances = &self.instances;
         let contexts = &mut self.contexts;
         let scratch = &mut self.scratch;
-        let task = |k: usize,
-                    scratch: &mut Scratch,
-                    contexts: &mut [SamplingContext],
-                    out: &mut [T]|
-         -> Result<(), AnimError> {
-            let first = k * per;
-            let todo = instances[first..].iter().zip(contexts);
-            for (j, ((inst, ctx), chunk)) in todo.zip(out.chunks_exact_mut(stride)).enumerate() {
-                frame.pose(inst, ctx, scratch)?;
-                encode(first + j, &scratch.skin, chunk);
-            }
-            Ok(())
-        };
         if count == 1 {
-            // Tasks in order on this thread, sharing the first scratch.
-            let scratch = &mut scratch[0];
-            return contexts
-                .chunks_mut(per)
-                .zip(out.chunks_mut(per * stride))
-                .enumerate()
-                .try_for_each(|(k, (c, o))| task(k, scratch, c, o));
+            // Every task's instances in order on this thread, sharing the
+            // first scratch.
+            return run.task(0, &mut scratch[0], contexts, out);
         }
         let pool = match self.pool.take() {
             Some(p) if p.current_num_threads() == count => p,
@@ -301,16 +325,141 @@ impl Crowd {
                     AnimError::InvalidJob(format!("crowd thread pool of {count} threads: {e}"))
                 })?,
         };
-        let result = pool.install(|| {
-            scratch
-                .par_iter_mut()
-                .zip(contexts.par_chunks_mut(per))
-                .zip(out.par_chunks_mut(per * stride))
-                .enumerate()
-                .try_for_each(|(k, ((s, c), o))| task(k, s, c, o))
-        });
+        let result = pool.install(|| run.tasks(0, scratch, contexts, out));
         self.pool = Some(pool);
         result
+    }
+}
+
+/// Per-instance destinations a [`Crowd`] animates into: each instance's
+/// part is split off the front, without copying or allocating, so parts
+/// can go to different threads.
+pub trait CrowdOutput: Send + Sized {
+    /// How many instances' parts this holds.
+    fn capacity(&self) -> usize;
+    /// Splits off the first `instances` parts (at most [`Self::capacity`]);
+    /// `self` keeps the rest.
+    fn split_front(&mut self, instances: usize) -> Self;
+}
+
+/// A slice holding `stride` elements per instance. A stride of zero gives
+/// every instance an empty part (a stream this frame does not use).
+#[derive(Debug)]
+pub struct Strided<'a, T> {
+    data: &'a mut [T],
+    stride: usize,
+}
+
+impl<'a, T> Strided<'a, T> {
+    pub fn new(data: &'a mut [T], stride: usize) -> Self {
+        Self { data, stride }
+    }
+
+    pub fn into_slice(self) -> &'a mut [T] {
+        self.data
+    }
+}
+
+impl<T: Send> CrowdOutput for Strided<'_, T> {
+    fn capacity(&self) -> usize {
+        self.data
+            .len()
+            .checked_div(self.stride)
+            .unwrap_or(usize::MAX)
+    }
+
+    fn split_front(&mut self, instances: usize) -> Self {
+        let take = instances.saturating_mul(self.stride).min(self.data.len());
+        let (front, rest) = std::mem::take(&mut self.data).split_at_mut(take);
+        self.data = rest;
+        Self {
+            data: front,
+            stride: self.stride,
+        }
+    }
+}
+
+macro_rules! crowd_output_tuple {
+    ($($name:ident $idx:tt),+) => {
+        impl<$($name: CrowdOutput),+> CrowdOutput for ($($name,)+) {
+            fn capacity(&self) -> usize {
+                let mut c = usize::MAX;
+                $(c = c.min(self.$idx.capacity());)+
+                c
+            }
+
+            fn split_front(&mut self, instances: usize) -> Self {
+                ($(self.$idx.split_front(instances),)+)
+            }
+        }
+    };
+}
+
+crowd_output_tuple!(A 0, B 1);
+crowd_output_tuple!(A 0, B 1, C 2);
+crowd_output_tuple!(A 0, B 1, C 2, D 3);
+
+/// One frame's work, shared by its tasks.
+struct Run<'a, E> {
+    frame: Frame<'a>,
+    instances: &'a [CrowdInstance],
+    /// Instances per task.
+    per: usize,
+    encode: &'a E,
+}
+
+impl<E> Run<'_, E> {
+    /// Instances `first..first + contexts.len()`, in order, with one scratch.
+    fn task<O, Er>(
+        &self,
+        first: usize,
+        scratch: &mut Scratch,
+        contexts: &mut [SamplingContext],
+        mut out: O,
+    ) -> Result<(), Er>
+    where
+        O: CrowdOutput,
+        E: Fn(usize, &[Affine3A], O) -> Result<(), Er>,
+        Er: From<AnimError>,
+    {
+        let todo = self.instances[first..].iter().zip(contexts);
+        for (j, (inst, ctx)) in todo.enumerate() {
+            self.frame.pose(inst, ctx, scratch)?;
+            (self.encode)(first + j, &scratch.skin, out.split_front(1))?;
+        }
+        Ok(())
+    }
+
+    /// Tasks (one per scratch) from instance `first`, halved recursively
+    /// with `rayon::join` (stack jobs: nothing allocated per task).
+    fn tasks<O, Er>(
+        &self,
+        first: usize,
+        scratch: &mut [Scratch],
+        contexts: &mut [SamplingContext],
+        mut out: O,
+    ) -> Result<(), Er>
+    where
+        O: CrowdOutput,
+        E: Fn(usize, &[Affine3A], O) -> Result<(), Er> + Sync,
+        Er: From<AnimError> + Send,
+    {
+        match scratch {
+            [] => Ok(()),
+            [one] => self.task(first, one, contexts, out),
+            _ => {
+                let mid = scratch.len() / 2;
+                let split = (mid * self.per).min(contexts.len());
+                let (s1, s2) = scratch.split_at_mut(mid);
+                let (c1, c2) = contexts.split_at_mut(split);
+                let o1 = out.split_front(split);
+                let (r1, r2) = rayon::join(
+                    || self.tasks(first, s1, c1, o1),
+                    || self.tasks(first + split, s2, c2, out),
+                );
+                r1.and(r2)
+            }
+        }
     }
 }
 
@@ -414,6 +563,54 @@ mod tests {
 
     fn bits(v: &[[f32; 4]]) -> Vec<u32> {
         v.iter().flatten().map(|f| f.to_bits()).collect()
+    }
+
+    #[test]
+    fn split_outputs_give_each_instance_its_own_parts_and_errors_stop_the_frame() {
+        let mut c = crowd(150);
+        for par in [Parallelism::Single, Parallelism::Threads(3)] {
+            let mut wide = vec![usize::MAX; 150 * 2];
+            let mut narrow = vec![usize::MAX; 150];
+            let mut unused: Vec<u8> = Vec::new();
+            c.animate_split(
+                0.25,
+                par,
+                (
+                    Strided::new(&mut wide, 2),
+                    Strided::new(&mut narrow, 1),
+                    Strided::new(&mut unused, 0),
+                ),
+                |i, skin, (w, n, u)| {
+                    let (w, n, u) = (w.into_slice(), n.into_slice(), u.into_slice());
+                    assert_eq!((w.len(), n.len(), u.len(), skin.len()), (2, 1, 0, 40));
+                    w.fill(i);
+                    n[0] = i;
+                    Ok::<(), AnimError>(())
+                },
+            )
+            .unwrap();
+            assert!(wide.iter().enumerate().all(|(k, &v)| v == k / 2));
+            assert!(narrow.iter().enumerate().all(|(k, &v)| v == k));
+            // An encoder's error comes back.
+            let mut out = vec![0u32; 150];
+            let err = c
+                .animate_split(0.5, par, Strided::new(&mut out, 1), |i, _, _| {
+                    if i == 77 {
+                        Err(AnimError::InvalidJob("instance 77 refused".into()))
+                    } else {
+                        Ok(())
+                    }
+                })
+                .unwrap_err();
+            assert!(err.to_string().contains("instance 77 refused"), "{err}");
+            // Too small an output is refused before anything runs.
+            let mut short = vec![0u32; 149];
+            assert!(c
+                .animate_split(0.5, par, Strided::new(&mut short, 1), |_, _, _| {
+                    Ok::<(), AnimError>(())
+                })
+                .is_err());
+        }
     }
 
     #[test]

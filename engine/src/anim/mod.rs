@@ -33,7 +33,7 @@ mod transform;
 
 pub use blending::{additive_delta, BlendLayer, BlendingJob};
 pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
-pub use crowd::{Crowd, CrowdInstance, Parallelism};
+pub use crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use error::AnimError;
 pub use local_to_model::LocalToModelJob;
 pub use palette::{

@@ -292,16 +292,20 @@ impl QuatTranslationSkinningJob<'_> {
 
     /// Rebuilds each palette entry's matrix once (not once per influence:
     /// the numbers are the same) and blends them with [`LinearBlendJob`].
-    /// Allocates one matrix per palette entry.
+    /// Allocates one matrix per palette entry; [`Self::run_with`] reuses
+    /// the caller's.
     pub fn run(self) -> Result<(), AnimError> {
+        self.run_with(&mut Vec::new())
+    }
+
+    /// [`Self::run`] with the rebuilt matrices in `scratch` (resized to the
+    /// palette; no allocation once it is large enough).
+    pub fn run_with(self, scratch: &mut Vec<Affine3A>) -> Result<(), AnimError> {
         self.validate()?;
-        let skin: Vec<Affine3A> = self
-            .palette
-            .iter()
-            .map(QuatTranslation::to_affine)
-            .collect();
+        scratch.clear();
+        scratch.extend(self.palette.iter().map(QuatTranslation::to_affine));
         LinearBlendJob {
-            skin: &skin,
+            skin: scratch,
             per_vertex: self.per_vertex,
             joints: self.joints,
             weights: self.weights,

@@ -147,14 +147,14 @@ impl Buffer {
     /// meanwhile.
     pub fn mapped_mut(&mut self) -> GpuResult<&mut [u8]> {
         let size = self.size as usize;
-        let name = self.name.clone();
-        self.allocation
-            .as_mut()
-            .and_then(|a| a.mapped_slice_mut())
-            .map(|s| &mut s[..size])
-            .ok_or(GpuError::InvalidArgument(format!(
-                "buffer {name:?} is not host-visible"
-            )))
+        match self.allocation.as_mut().and_then(|a| a.mapped_slice_mut()) {
+            Some(s) => Ok(&mut s[..size]),
+            // Built only on failure: the per-frame success path allocates nothing.
+            None => Err(GpuError::InvalidArgument(format!(
+                "buffer {:?} is not host-visible",
+                self.name
+            ))),
+        }
     }
 
     fn mapped_ptr(&self) -> GpuResult<*mut u8> {

@@ -53,9 +53,76 @@ pub struct Device {
     features: EnabledFeatures,
     swapchain: Option<ash::khr::swapchain::Device>,
     retire: RetireQueue,
+    /// Created here (destroyed on drop), or the host's (left alone).
+    owned: bool,
+}
+
+/// A device the host application created and keeps owning (see
+/// [`crate::embed`]).
+#[derive(Clone)]
+pub struct HostDevice {
+    pub physical_device: vk::PhysicalDevice,
+    pub device: ash::Device,
+    /// A queue with graphics and compute. vkskin submits on it only in
+    /// [`crate::skin::SkinPath::prepare`] (the mesh upload, waited on) and
+    /// in [`crate::render::SkinCapture`]; never per frame.
+    pub queue: vk::Queue,
+    pub queue_family: u32,
+    /// What the host enabled of the optional features (vkskin cannot query
+    /// a device for it). Dynamic rendering, synchronization2 and, for the
+    /// compute stage, maintenance4 are required and not listed.
+    pub features: EnabledFeatures,
 }
 
 impl Device {
+    /// Wraps the host's device: vkskin allocates its own memory on it (its
+    /// own gpu-allocator), never destroys it, and on drop waits for the
+    /// device to idle once before freeing what it made.
+    ///
+    /// # Safety
+    /// The handles must be valid and of `instance`; the device must have
+    /// been created with Vulkan 1.3's `dynamicRendering` and
+    /// `synchronization2` (and `maintenance4` for the compute stage)
+    /// enabled, and the features `host.features` names; it must outlive the
+    /// returned `Arc` and everything holding it. The queue must not be used
+    /// by another thread while vkskin submits on it (see [`HostDevice`]).
+    pub unsafe fn from_host(instance: &Arc<Instance>, host: HostDevice) -> GpuResult<Arc<Self>> {
+        let physical = super::list_devices(instance)?
+            .into_iter()
+            .find(|p| p.raw == host.physical_device)
+            .ok_or_else(|| {
+                GpuError::NoDevice(
+                    ": the host's physical device is not among the instance's".into(),
+                )
+            })?;
+        if physical.api_version < vk::API_VERSION_1_3 {
+            return Err(GpuError::NoDevice(format!(
+                ": {physical} is not Vulkan 1.3"
+            )));
+        }
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: host.device.clone(),
+            physical_device: physical.raw,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })?;
+        log::info!("vkskin: embedded on the host's {physical}");
+        Ok(Arc::new(Self {
+            instance: instance.clone(),
+            physical,
+            raw: host.device,
+            queue: Mutex::new(host.queue),
+            queue_family: host.queue_family,
+            allocator: Mutex::new(Some(allocator)),
+            features: host.features,
+            swapchain: None,
+            retire: RetireQueue::default(),
+            owned: false,
+        }))
+    }
+
     pub fn new(instance: &Arc<Instance>, desc: &DeviceDesc<'_>) -> GpuResult<Arc<Self>> {
         let physical = select_device(instance, desc.selector)?;
         let queue_family = physical
@@ -154,6 +221,7 @@ impl Device {
             features,
             swapchain,
             retire: RetireQueue::default(),
+            owned: true,
         }))
     }
 
@@ -222,7 +290,7 @@ impl Device {
     /// Begins a frame on the device's frame clock and returns its number
     /// (1, 2, ...). Objects dropped from now on wait for this frame to
     /// retire. `render::FramesInFlight` calls it; an embedding host calls
-    /// it through `render::Embedded`.
+    /// it through [`crate::embed::HostFrames`].
     pub fn begin_frame(&self) -> u64 {
         self.retire.begin_frame()
     }
@@ -344,7 +412,9 @@ impl Drop for Device {
                 .unwrap_or_else(|e| e.into_inner())
                 .take(),
         );
-        // SAFETY: every child object is gone (see above).
-        unsafe { self.raw.destroy_device(None) };
+        if self.owned {
+            // SAFETY: every child object is gone (see above).
+            unsafe { self.raw.destroy_device(None) };
+        }
     }
 }

@@ -51,9 +51,32 @@ pub struct Instance {
     log: MessageLog,
     validation: bool,
     surface_support: bool,
+    /// Created here (destroyed on drop), or the host's (left alone).
+    owned: bool,
 }
 
 impl Instance {
+    /// Wraps an instance the host application created and keeps owning
+    /// (see [`crate::embed`]): vkskin calls through it but never destroys
+    /// it, and adds no debug messenger (the host's receives the layer's
+    /// messages). The instance must be Vulkan 1.3.
+    ///
+    /// # Safety
+    /// `entry` and `raw` must be valid, and `raw` must outlive every vkskin
+    /// object made from it (the returned `Arc` and every device and
+    /// resource holding it).
+    pub unsafe fn from_host(entry: ash::Entry, raw: ash::Instance) -> Arc<Self> {
+        Arc::new(Self {
+            entry,
+            raw,
+            messenger: None,
+            log: MessageLog::default(),
+            validation: false,
+            surface_support: false,
+            owned: false,
+        })
+    }
+
     pub fn new(desc: &InstanceDesc) -> GpuResult<Arc<Self>> {
         // SAFETY: loading the system Vulkan loader; nothing else runs yet.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GpuError::Loading(e.to_string()))?;
@@ -146,6 +169,7 @@ impl Instance {
             log,
             validation: desc.validation,
             surface_support: desc.display.is_some(),
+            owned: true,
         }))
     }
 
@@ -178,7 +202,9 @@ impl Drop for Instance {
             // SAFETY: created from this instance, destroyed once, before it.
             unsafe { m.destroy() };
         }
-        // SAFETY: every child object is destroyed (see above).
-        unsafe { self.raw.destroy_instance(None) };
+        if self.owned {
+            // SAFETY: every child object is destroyed (see above).
+            unsafe { self.raw.destroy_instance(None) };
+        }
     }
 }

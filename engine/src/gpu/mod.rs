@@ -34,7 +34,7 @@ pub use descriptor::{
     write_buffer, write_buffer_range, write_texel_buffer, BindingDesc, DescriptorPool,
     DescriptorSetLayout,
 };
-pub use device::{Device, DeviceDesc, EnabledFeatures, FENCE_TIMEOUT_NS};
+pub use device::{Device, DeviceDesc, EnabledFeatures, HostDevice, FENCE_TIMEOUT_NS};
 pub use error::{GpuError, GpuResult};
 pub use image::{full_range, Image, ImageDesc};
 pub use instance::{validation_default, Instance, InstanceDesc, VALIDATION_LAYER};

@@ -4,7 +4,7 @@
 //!
 //! The device keeps a frame clock. Whoever begins a frame (the engine's
 //! `render::FramesInFlight`, or an embedding host through
-//! `render::Embedded`) ticks it; whoever learns that a frame's GPU work has
+//! `embed::HostFrames`) ticks it; whoever learns that a frame's GPU work has
 //! finished (a fence wait) reports it. An object dropped while frame `n` is
 //! the newest begun frame can only be referenced by frames up to `n`, so it
 //! is freed once frame `n` is known complete. A fence signal covers every

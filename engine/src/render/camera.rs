@@ -38,10 +38,11 @@ impl Camera {
     /// A perspective camera that frames the box `min..max` whole for any
     /// aspect at least `min_aspect`: it looks at the box's centre from the
     /// direction given by `yaw` (about +Y, 0 = from +Z) and `pitch` (up
-    /// positive), radians, far enough that the box's bounding sphere fits
-    /// the narrower field of view with 5% margin. Near and far planes hug
-    /// the sphere. An empty or degenerate box frames a unit sphere at its
-    /// centre (or the origin).
+    /// positive), radians, just far enough that all eight corners fall
+    /// inside the view with a 5% margin (tighter than the bounding sphere:
+    /// a standing figure fills the height). Near and far planes hug the box.
+    /// An empty or degenerate box frames a unit box at its centre (or the
+    /// origin).
     pub fn framing(
         min: Vec3,
         max: Vec3,
@@ -50,26 +51,43 @@ impl Camera {
         fov_y: f32,
         min_aspect: f32,
     ) -> Self {
-        let (center, radius) = if min.is_finite() && max.is_finite() && min.cmple(max).all() {
-            ((min + max) * 0.5, ((max - min).length() * 0.5).max(1e-3))
+        let (center, half) = if min.is_finite() && max.is_finite() && min.cmple(max).all() {
+            (
+                (min + max) * 0.5,
+                ((max - min) * 0.5).max(Vec3::splat(1e-3)),
+            )
         } else {
-            (Vec3::ZERO, 1.0)
+            (Vec3::ZERO, Vec3::splat(0.5))
         };
         // Short of the poles, where the look-at up vector degenerates.
         let pitch = pitch.clamp(-1.5, 1.5);
-        let half_y = fov_y * 0.5;
-        let half_x = (half_y.tan() * min_aspect.max(1e-3)).atan();
-        let half = half_y.min(half_x).max(1e-3);
-        let distance = radius * 1.05 / half.sin();
-        let dir = Vec3::new(
+        let tan_y = (fov_y * 0.5).tan().max(1e-3) / 1.05;
+        let tan_x = tan_y * min_aspect.max(1e-3);
+        let back = Vec3::new(
             pitch.cos() * yaw.sin(),
             pitch.sin(),
             pitch.cos() * yaw.cos(),
         );
-        let near = (distance - radius * 1.1).max(distance * 1e-3);
-        let far = distance + radius * 1.1;
+        let right = Vec3::Y.cross(back).normalize_or(Vec3::X);
+        let up = back.cross(right);
+        // Each corner, in view axes about the centre, needs the eye at least
+        // this far back along `back`.
+        let mut distance = 0.0f32;
+        let mut depth = 0.0f32;
+        for c in 0..8 {
+            let corner = Vec3::new(
+                if c & 1 == 0 { -half.x } else { half.x },
+                if c & 2 == 0 { -half.y } else { half.y },
+                if c & 4 == 0 { -half.z } else { half.z },
+            );
+            let (x, y, z) = (corner.dot(right), corner.dot(up), corner.dot(back));
+            distance = distance.max(z + x.abs() / tan_x).max(z + y.abs() / tan_y);
+            depth = depth.max(z.abs());
+        }
+        let near = (distance - depth * 1.1).max(distance * 1e-3);
+        let far = distance + depth * 1.1;
         Self::look_at(
-            center + dir * distance,
+            center + back * distance,
             center,
             Vec3::Y,
             Projection::Perspective { fov_y, near, far },
@@ -137,8 +155,8 @@ mod tests {
                 assert!((0.0..=1.0).contains(&ndc.z), "{c}: depth {}", ndc.z);
                 widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
             }
-            // Framed, not lost in the distance.
-            assert!(widest > 0.4, "box fills only {widest} of the view");
+            // Framed tightly: some corner touches the margin.
+            assert!(widest > 0.9, "box fills only {widest} of the view");
         }
     }
 

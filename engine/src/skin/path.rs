@@ -9,7 +9,7 @@ use super::instance::{ComputePush, DrawPush, InstanceRecord};
 use super::mesh::{prepare, BaseVertex, InfluenceVertex, PreparedMesh};
 use super::registry::{PathDesc, Stage};
 use super::FrameSets;
-use crate::anim::{PaletteHierarchy, PaletteReport};
+use crate::anim::{Crowd, PaletteHierarchy, PaletteReport, Parallelism, Strided};
 use crate::gpu::{
     memory_barrier, vk, write_buffer, write_buffer_range, write_texel_buffer, BindingDesc, Buffer,
     BufferDesc, BufferView, DescriptorPool, DescriptorSetLayout, Device, GpuError, GpuResult,
@@ -164,6 +164,112 @@ impl<'a> BatchWriter<'a> {
         report.lossy.sort_unstable();
         report.lossy.dedup();
         Ok(report)
+    }
+}
+
+impl BatchWriter<'_> {
+    /// Animates every instance of `crowd` at frame time `time` (its
+    /// [`Parallelism`]) straight into this batch: each instance's palette is
+    /// encoded into the frame's mapped storage (on the CPU stage, its mesh is
+    /// skinned into the frame's vertex buffer), and its record gets the
+    /// model-to-world matrix and tint `place(i)`. One pass over the bytes,
+    /// nothing allocated once warm. `crowd` must hold as many instances as
+    /// the batch, animating the skin the mesh was prepared for. The reports
+    /// are merged.
+    pub fn animate(
+        &mut self,
+        crowd: &mut Crowd,
+        time: f32,
+        threads: Parallelism,
+        place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
+    ) -> GpuResult<PaletteReport> {
+        let m = self.prepared;
+        if crowd.len() != self.batch.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: a crowd of {} instances for a batch of {}",
+                m.name,
+                m.path.name,
+                crowd.len(),
+                self.batch.len()
+            )));
+        }
+        let stride = self.batch.stride;
+        let cpu = if self.positions.is_empty() {
+            0
+        } else {
+            self.batch.vertex_count as usize
+        };
+        let out = (
+            Strided::new(&mut *self.palettes, stride),
+            Strided::new(&mut *self.records, 1),
+            Strided::new(&mut *self.positions, cpu),
+            Strided::new(&mut *self.normals, cpu),
+        );
+        // Lossy bones are rare (a lock then); the largest deviation is
+        // common, kept as the bits of a non-negative f32, which order as u32.
+        let lossy = std::sync::Mutex::new(Vec::new());
+        let deviation = std::sync::atomic::AtomicU32::new(0);
+        let poisoned = || GpuError::InvalidArgument("a crowd thread panicked".into());
+        crowd
+            .animate_split(time, threads, out, |i, skin, (pal, rec, pos, nrm)| {
+                let record = rec.into_slice().first_mut().ok_or_else(|| {
+                    GpuError::InvalidArgument(format!("instance {i} beyond the batch"))
+                })?;
+                let (model, tint) = place(i);
+                let report = InstanceWriter {
+                    prepared: m,
+                    palette: pal.into_slice(),
+                    record,
+                    positions: pos.into_slice(),
+                    normals: nrm.into_slice(),
+                }
+                .write(skin, &model, tint)?;
+                if report.max_deviation > 0.0 {
+                    deviation.fetch_max(
+                        report.max_deviation.to_bits(),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                if !report.lossy.is_empty() {
+                    lossy
+                        .lock()
+                        .map_err(|_| poisoned())?
+                        .extend_from_slice(&report.lossy);
+                }
+                Ok::<(), CrowdFault>(())
+            })
+            .map_err(|e| match e {
+                CrowdFault::Anim(e) => GpuError::InvalidArgument(format!(
+                    "mesh {:?} on path {}: {e}",
+                    m.name, m.path.name
+                )),
+                CrowdFault::Gpu(e) => e,
+            })?;
+        let mut report = PaletteReport {
+            lossy: lossy.into_inner().map_err(|_| poisoned())?,
+            max_deviation: f32::from_bits(deviation.into_inner()),
+        };
+        report.lossy.sort_unstable();
+        report.lossy.dedup();
+        Ok(report)
+    }
+}
+
+/// What stops a crowd frame written into a batch.
+enum CrowdFault {
+    Anim(crate::anim::AnimError),
+    Gpu(GpuError),
+}
+
+impl From<crate::anim::AnimError> for CrowdFault {
+    fn from(e: crate::anim::AnimError) -> Self {
+        Self::Anim(e)
+    }
+}
+
+impl From<GpuError> for CrowdFault {
+    fn from(e: GpuError) -> Self {
+        Self::Gpu(e)
     }
 }
 

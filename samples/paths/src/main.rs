@@ -6,6 +6,8 @@
 //! - `paths --twist OUT.png` renders the candy-wrapper test headless: a
 //!   cylinder whose top joint turns 150 degrees, linear blend skinning
 //!   (4x3-ubo) beside dual-quaternion skinning (dq-ubo).
+//! - `paths --gallery OUT.png` renders the built-in character in one pose
+//!   on every path, a row per encoding and a column per storage or stage.
 //!
 //! Exits non-zero on any error or validation message.
 
@@ -15,7 +17,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use glam::{Affine3A, Vec3};
 use vkskin::anim::PaletteHierarchy;
-use vkskin::assets::builtin::TwistCylinder;
+use vkskin::assets::builtin::{Character, TwistCylinder};
+use vkskin::assets::Model;
 use vkskin::gpu::{Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog};
 use vkskin::render::{write_png, Camera, FramesInFlight, OffscreenTarget, Projection};
 use vkskin::skin::{paths, FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
@@ -29,6 +32,11 @@ struct Args {
     /// Render the LBS-vs-DQS twisted cylinder to this PNG.
     #[arg(long)]
     twist: Option<PathBuf>,
+    /// Render the built-in character in one pose on every path to this PNG
+    /// (a grid: a row per encoding, a column per storage or stage), each
+    /// tile also as paths-<name>.png beside it.
+    #[arg(long)]
+    gallery: Option<PathBuf>,
     /// Twist of the top joint, degrees.
     #[arg(long, default_value_t = 150.0)]
     degrees: f32,
@@ -67,6 +75,10 @@ fn run(args: &Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
         if args.table {
             print_table(&device);
+        }
+        if let Some(out) = &args.gallery {
+            gallery(&device, out).map_err(|e| e.to_string())?;
+            println!("wrote {}", out.display());
         }
         if let Some(out) = &args.twist {
             twist(&device, args.degrees, out).map_err(|e| e.to_string())?;
@@ -116,16 +128,19 @@ fn print_table(device: &Device) {
     }
 }
 
-/// Renders the twisted cylinder through `path` into `target` and returns
-/// the RGBA pixels.
-fn render_twist(
+/// Renders mesh 0 of `model` posed by `skin` through `path` into `target`
+/// and returns the RGBA pixels.
+#[allow(clippy::too_many_arguments)]
+fn render_one(
     device: &std::sync::Arc<Device>,
     path: &str,
-    degrees: f32,
+    model: &Model,
+    skin: &[Affine3A],
+    model_to_world: Affine3A,
+    camera: &Camera,
+    color: [f32; 4],
     target: &OffscreenTarget,
 ) -> Result<Vec<u8>, GpuError> {
-    let twist = TwistCylinder::default();
-    let model = twist.model();
     let cfg = SkinPathConfig::new(
         OffscreenTarget::COLOR_FORMAT,
         OffscreenTarget::DEPTH_FORMAT,
@@ -135,38 +150,23 @@ fn render_twist(
     let invalid = |e: vkskin::anim::AnimError| GpuError::InvalidArgument(e.to_string());
     let hierarchy = PaletteHierarchy::new(&model.skins[0], &model.skeleton).map_err(invalid)?;
     let mesh = skin_path.prepare(&model.meshes[0], &hierarchy)?;
-    let locals = twist.pose(degrees);
-    let skin = model.skin_matrices(&locals).map_err(invalid)?.remove(0);
     let mut frames = FramesInFlight::new(device, 1)?;
     let mut frame_sets = FrameSets::new(device, 1)?;
     let frame = frames.begin()?;
     skin_path.begin_frame(frame.index)?;
     let mut w = skin_path.batch(frame.index, &mesh, 1)?;
     let batch = w.batch();
-    // The cylinder lies along +Y; turn it to lie across the picture.
-    let model_to_world = Affine3A::from_rotation_z(-std::f32::consts::FRAC_PI_2)
-        * Affine3A::from_translation(Vec3::new(0.0, -1.0, 0.0));
-    w.write_all(|_| (skin.as_slice(), model_to_world, [1.0; 4]))?;
-    let camera = Camera::look_at(
-        Vec3::new(0.0, 0.7, 2.3),
-        Vec3::ZERO,
-        Vec3::Y,
-        Projection::Perspective {
-            fov_y: 45f32.to_radians(),
-            near: 0.1,
-            far: 20.0,
-        },
-    );
+    w.write_all(|_| (skin, model_to_world, [1.0; 4]))?;
     frame_sets.write(
         frame.index,
         &FrameUniforms {
             view_proj: camera.view_proj(target.aspect_ratio()).to_cols_array_2d(),
-            color: [0.85, 0.62, 0.35, 1.0],
+            color,
             light: [0.4, 0.8, 0.6, 1.0],
         },
     )?;
     skin_path.prepass(frame.cmd, frame.index, &[(&batch, &mesh)])?;
-    target.begin(frame.cmd, [0.07, 0.08, 0.1, 1.0]);
+    target.begin(frame.cmd, BACKGROUND);
     let recorded = skin_path.record_draw(
         frame.cmd,
         frame.index,
@@ -182,6 +182,125 @@ fn render_twist(
     frames.submit(&frame, None, None)?;
     frames.wait(&frame)?;
     target.read_rgba()
+}
+
+const BACKGROUND: [f32; 4] = [0.07, 0.08, 0.1, 1.0];
+
+/// The twisted cylinder through `path`.
+fn render_twist(
+    device: &std::sync::Arc<Device>,
+    path: &str,
+    degrees: f32,
+    target: &OffscreenTarget,
+) -> Result<Vec<u8>, GpuError> {
+    let twist = TwistCylinder::default();
+    let model = twist.model();
+    let invalid = |e: vkskin::anim::AnimError| GpuError::InvalidArgument(e.to_string());
+    let locals = twist.pose(degrees);
+    let skin = model.skin_matrices(&locals).map_err(invalid)?.remove(0);
+    // The cylinder lies along +Y; turn it to lie across the picture.
+    let model_to_world = Affine3A::from_rotation_z(-std::f32::consts::FRAC_PI_2)
+        * Affine3A::from_translation(Vec3::new(0.0, -1.0, 0.0));
+    let camera = Camera::look_at(
+        Vec3::new(0.0, 0.7, 2.3),
+        Vec3::ZERO,
+        Vec3::Y,
+        Projection::Perspective {
+            fov_y: 45f32.to_radians(),
+            near: 0.1,
+            far: 20.0,
+        },
+    );
+    render_one(
+        device,
+        path,
+        &model,
+        &skin,
+        model_to_world,
+        &camera,
+        [0.85, 0.62, 0.35, 1.0],
+        target,
+    )
+}
+
+/// Copies `tile` (w x h RGBA) into `sheet` (sheet_w wide) at (x, y).
+fn blit(sheet: &mut [u8], sheet_w: u32, tile: &[u8], w: u32, h: u32, x: u32, y: u32) {
+    for row in 0..h as usize {
+        let src = &tile[row * w as usize * 4..(row + 1) * w as usize * 4];
+        let o = ((y as usize + row) * sheet_w as usize + x as usize) * 4;
+        sheet[o..o + w as usize * 4].copy_from_slice(src);
+    }
+}
+
+/// The built-in character in one pose (walk at 0.6 s) on every path: a
+/// grid with a row per encoding (4x3, qt, dq, dq-scale) and a column per
+/// storage or stage (push, ubo, texel, ssbo, compute, cpu). A path that
+/// cannot serve the mesh leaves its tile dark red. Also writes each tile
+/// beside `out` as `paths-<name>.png`.
+fn gallery(device: &std::sync::Arc<Device>, out: &std::path::Path) -> Result<(), GpuError> {
+    let (w, h) = (160u32, 220u32);
+    let gap = 4u32;
+    let target = OffscreenTarget::new(device, w, h)?;
+    let model = Character::model();
+    let invalid = |e: vkskin::anim::AnimError| GpuError::InvalidArgument(e.to_string());
+    let clip = model.clip("walk");
+    let locals = model
+        .pose(clip, 0.6, vkskin::anim::PlaybackMode::Loop)
+        .map_err(invalid)?;
+    let skin = model.skin_matrices(&locals).map_err(invalid)?.remove(0);
+    let b = model.animated_bounds(8).map_err(invalid)?;
+    let camera = Camera::framing(
+        b.min,
+        b.max,
+        0.5,
+        0.15,
+        40f32.to_radians(),
+        w as f32 / h as f32,
+    );
+    let encodings = ["4x3", "qt", "dq", "dq-scale"];
+    let columns = ["push", "ubo", "texel", "ssbo", "compute", "cpu"];
+    let sheet_w = columns.len() as u32 * (w + gap) - gap;
+    let sheet_h = encodings.len() as u32 * (h + gap) - gap;
+    let mut sheet = vec![255u8; (sheet_w * sheet_h * 4) as usize];
+    let dir = out.parent().unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| GpuError::Io {
+        path: dir.to_owned(),
+        message: e.to_string(),
+    })?;
+    for (r, enc) in encodings.iter().enumerate() {
+        for (c, col) in columns.iter().enumerate() {
+            let name = format!("{enc}-{col}");
+            let tile = match render_one(
+                device,
+                &name,
+                &model,
+                &skin,
+                Affine3A::IDENTITY,
+                &camera,
+                [0.85, 0.62, 0.35, 1.0],
+                &target,
+            ) {
+                Ok(t) => {
+                    write_png(&dir.join(format!("paths-{name}.png")), w, h, &t)?;
+                    t
+                }
+                Err(e) => {
+                    println!("{name}: cannot serve the character: {e}");
+                    [90u8, 20, 20, 255].repeat((w * h) as usize)
+                }
+            };
+            blit(
+                &mut sheet,
+                sheet_w,
+                &tile,
+                w,
+                h,
+                c as u32 * (w + gap),
+                r as u32 * (h + gap),
+            );
+        }
+    }
+    write_png(out, sheet_w, sheet_h, &sheet)
 }
 
 fn twist(

@@ -3,11 +3,10 @@
 use vkskin::gpu::{Device, DeviceDesc, MessageLog};
 use vkskin::render::{FramesInFlight, OffscreenTarget, DEFAULT_FRAMES_IN_FLIGHT};
 
-use crate::scene::{Scene, CLEAR};
-use crate::{instance, Args};
+use crate::{instance, Args, Scene};
 
-pub fn run(args: &Args) -> Result<MessageLog, String> {
-    let instance = instance(args, None)?;
+pub fn run<S: Scene>(args: &Args) -> Result<MessageLog, String> {
+    let instance = instance(S::NAME, args, None)?;
     let log = instance.messages().clone();
     let err = |e: vkskin::gpu::GpuError| e.to_string();
     let device = Device::new(
@@ -22,7 +21,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
     let frames_total = args.frames.unwrap_or(60);
     {
         let target = OffscreenTarget::new(&device, args.width, args.height).map_err(err)?;
-        let mut scene = Scene::new(
+        let mut scene = S::new(
             &device,
             OffscreenTarget::COLOR_FORMAT,
             OffscreenTarget::DEPTH_FORMAT,
@@ -30,26 +29,28 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         )
         .map_err(err)?;
         let mut frames = FramesInFlight::new(&device, DEFAULT_FRAMES_IN_FLIGHT).map_err(err)?;
-        std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let out = args.out_dir(S::NAME);
+        std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
         let aspect = target.aspect_ratio();
         for i in 0..frames_total {
             let t = i as f32 / args.fps;
             let frame = frames.begin().map_err(err)?;
             scene.update(frame.index, t, aspect).map_err(err)?;
             scene.prepass(frame.cmd, frame.index).map_err(err)?;
-            target.begin(frame.cmd, CLEAR);
+            target.begin(frame.cmd, S::CLEAR);
             scene.record(frame.cmd, frame.index, aspect).map_err(err)?;
             target.end_and_copy(frame.cmd);
             scene.finish(frame.cmd, frame.index).map_err(err)?;
             frames.submit(&frame, None, None).map_err(err)?;
             // One readback target: wait before the next frame reuses it.
             frames.wait(&frame).map_err(err)?;
-            let path = args.out.join(format!("frame_{i:04}.png"));
+            let path = out.join(format!("frame_{i:04}.png"));
             target.write_png(&path).map_err(err)?;
         }
         println!(
-            "whitebox: wrote {frames_total} frame(s) to {}",
-            args.out.display()
+            "{}: wrote {frames_total} frame(s) to {}",
+            S::NAME,
+            out.display()
         );
     }
     // Every resource is gone; the device (and then the instance with its

@@ -12,7 +12,6 @@ use vkskin::gpu::{vk, Device, GpuError, GpuResult, ShaderSources};
 use vkskin::render::{Camera, JointMarkers, Projection};
 use vkskin::skin::{Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
-pub const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
 const WIRE: [f32; 4] = [0.92, 0.92, 0.85, 1.0];
 const MARKER: [f32; 4] = [1.0, 0.45, 0.15, 1.0];
 
@@ -30,8 +29,12 @@ pub struct Scene {
     wireframe: bool,
 }
 
-impl Scene {
-    pub fn new(
+impl whitebox::Scene for Scene {
+    const NAME: &'static str = "whitebox";
+    const ABOUT: &'static str = "Seed 000's whitebox trident, skinned on the GPU";
+    const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
+
+    fn new(
         device: &Arc<Device>,
         color_format: vk::Format,
         depth_format: vk::Format,
@@ -71,7 +74,7 @@ impl Scene {
 
     /// Poses the trident at `t` seconds and writes frame `frame`'s palette
     /// and uniforms (the frame's previous submission has finished).
-    pub fn update(&mut self, frame: usize, t: f32, aspect: f32) -> GpuResult<()> {
+    fn update(&mut self, frame: usize, t: f32, aspect: f32) -> GpuResult<()> {
         let s = &self.model.skeleton;
         Trident::pose(s, t, &mut self.pose);
         LocalToModelJob {
@@ -104,24 +107,18 @@ impl Scene {
     }
 
     /// Records what precedes the rendering scope (the path's GPU timer).
-    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
+    fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
         let batch = self.batch.as_ref().ok_or_else(no_update)?;
         self.path.prepass(cmd, frame, &[(batch, &self.mesh)])
     }
 
     /// Records what follows the rendering scope (the GPU timer's end).
-    pub fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
+    fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
         self.path.finish(cmd, frame)
     }
 
-    /// GPU milliseconds of the skinned draw in slot `frame`'s last use.
-    #[allow(dead_code)]
-    pub fn gpu_ms(&self, frame: usize) -> Option<f64> {
-        self.path.gpu_ms(frame)
-    }
-
     /// Records the draws inside a rendering scope.
-    pub fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()> {
+    fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()> {
         let batch = self.batch.as_ref().ok_or_else(no_update)?;
         let polygon = if self.wireframe {
             vk::PolygonMode::LINE

@@ -14,33 +14,32 @@ use winit::keyboard::{Key, NamedKey};
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
 
-use crate::scene::{Scene, CLEAR};
-use crate::{instance, Args};
+use crate::{instance, Args, Scene};
 
 /// Everything on the GPU side. Dropping it idles the device first (the
 /// last frames may still be executing), then the fields go in declaration
 /// order: frames and scene, the swapchain, the surface, then the device
 /// (and with the last Arc, the instance and its messenger).
-struct Gpu {
+struct Gpu<S: Scene> {
     frames: FramesInFlight,
-    scene: Scene,
+    scene: S,
     target: WindowTarget,
     _surface: Arc<Surface>,
     device: Arc<Device>,
 }
 
-impl Drop for Gpu {
+impl<S: Scene> Drop for Gpu<S> {
     fn drop(&mut self) {
         if let Err(e) = self.device.wait_idle() {
-            log::error!("whitebox: wait_idle at exit: {e}");
+            log::error!("{}: wait_idle at exit: {e}", S::NAME);
         }
     }
 }
 
-struct App {
+struct App<S: Scene> {
     args: Args,
     // Declared before the window: the surface must go first.
-    gpu: Option<Gpu>,
+    gpu: Option<Gpu<S>>,
     window: Option<Window>,
     log: Option<MessageLog>,
     error: Option<String>,
@@ -49,10 +48,10 @@ struct App {
     size: PhysicalSize<u32>,
 }
 
-pub fn run(args: &Args) -> Result<MessageLog, String> {
+pub fn run<S: Scene>(args: &Args) -> Result<MessageLog, String> {
     let event_loop = EventLoop::new().map_err(|e| format!("opening the display: {e}"))?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let mut app = App {
+    let mut app = App::<S> {
         args: args.clone(),
         gpu: None,
         window: None,
@@ -73,23 +72,24 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         return Err(e);
     }
     println!(
-        "whitebox: presented {} frame(s); swapchains created: {recreations}",
+        "{}: presented {} frame(s); swapchains created: {recreations}",
+        S::NAME,
         app.presented
     );
     app.log.ok_or_else(|| "the window never opened".to_string())
 }
 
-impl App {
+impl<S: Scene> App<S> {
     fn init(&mut self, event_loop: &ActiveEventLoop) -> Result<(), String> {
         let attrs = Window::default_attributes()
-            .with_title("vkskin whitebox")
+            .with_title(format!("vkskin {}", S::NAME))
             .with_inner_size(self.size);
         let window = event_loop
             .create_window(attrs)
             .map_err(|e| format!("creating the window: {e}"))?;
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let instance = instance(&self.args, Some(display))?;
+        let instance = instance(S::NAME, &self.args, Some(display))?;
         self.log = Some(instance.messages().clone());
         let err = |e: GpuError| e.to_string();
         // SAFETY: the window is stored in `self` and dropped after `gpu`.
@@ -111,7 +111,7 @@ impl App {
             !self.args.no_vsync,
         )
         .map_err(err)?;
-        let scene = Scene::new(
+        let scene = S::new(
             &device,
             target.color_format().map_err(err)?,
             WindowTarget::DEPTH_FORMAT,
@@ -145,7 +145,7 @@ impl App {
         let t = self.start.elapsed().as_secs_f32();
         gpu.scene.update(frame.index, t, aspect)?;
         gpu.scene.prepass(frame.cmd, frame.index)?;
-        gpu.target.begin(frame.cmd, image, CLEAR)?;
+        gpu.target.begin(frame.cmd, image, S::CLEAR)?;
         gpu.scene.record(frame.cmd, frame.index, aspect)?;
         gpu.target.end(frame.cmd, image)?;
         gpu.scene.finish(frame.cmd, frame.index)?;
@@ -175,7 +175,7 @@ impl App {
                 None
             };
             if let Some(to) = to {
-                log::info!("whitebox: resizing to {}x{}", to.width, to.height);
+                log::info!("{}: resizing to {}x{}", S::NAME, to.width, to.height);
                 // Applied now or later by the window system; the Resized
                 // event (and Vulkan's out-of-date reports) drive recreation.
                 let _ = w.request_inner_size(to);
@@ -187,7 +187,7 @@ impl App {
     }
 }
 
-impl ApplicationHandler for App {
+impl<S: Scene> ApplicationHandler for App<S> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;

@@ -1,16 +1,18 @@
 //! Models built in code: the engine's own demo content, needing no files.
 //!
-//! [`Trident`] is seed 000's whitebox; [`Character`] the viewer's default
+//! [`Trident`] is seed 000's whitebox; [`Strip`] seed 002's strip; [`Character`] the viewer's default
 //! character; [`TwistCylinder`] the candy-wrapper comparison of linear and
 //! dual-quaternion skinning; [`procedural`] generates test and benchmark
 //! content from counts and seeds.
 
 mod character;
 pub mod procedural;
+mod strip;
 mod trident;
 mod tube;
 mod twist;
 
 pub use character::{Character, CharacterDesc};
+pub use strip::Strip;
 pub use trident::Trident;
 pub use twist::TwistCylinder;

@@ -50,7 +50,7 @@ impl Encoding for DualQuatEncoding {
         hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        with_cpu_scratch(skin.len(), |_, palette, _| {
+        with_cpu_scratch(skin.len(), |_, palette, _, _| {
             let report = encode_dual_quat(skin, hierarchy, palette)?;
             DualQuatSkinningJob {
                 palette,

@@ -56,7 +56,7 @@ impl Encoding for DualQuatScaleEncoding {
         hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        with_cpu_scratch(skin.len(), |_, palette, scale_shear| {
+        with_cpu_scratch(skin.len(), |_, palette, scale_shear, _| {
             encode_dual_quat_scale(skin, hierarchy, palette, scale_shear)?;
             DualQuatSkinningJob {
                 palette,

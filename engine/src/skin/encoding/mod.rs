@@ -109,6 +109,7 @@ struct CpuScratch {
     qt: Vec<crate::anim::QuatTranslation>,
     dq: Vec<crate::anim::DualQuat>,
     scale_shear: Vec<glam::Mat3A>,
+    matrices: Vec<Affine3A>,
 }
 
 thread_local! {
@@ -122,6 +123,7 @@ fn with_cpu_scratch<R>(
         &mut [crate::anim::QuatTranslation],
         &mut [crate::anim::DualQuat],
         &mut [glam::Mat3A],
+        &mut Vec<Affine3A>,
     ) -> R,
 ) -> R {
     CPU_SCRATCH.with(|s| {
@@ -130,7 +132,7 @@ fn with_cpu_scratch<R>(
         s.qt.resize(n, crate::anim::QuatTranslation::IDENTITY);
         s.dq.resize(n, crate::anim::DualQuat::IDENTITY);
         s.scale_shear.resize(n, glam::Mat3A::IDENTITY);
-        f(&mut s.qt, &mut s.dq, &mut s.scale_shear)
+        f(&mut s.qt, &mut s.dq, &mut s.scale_shear, &mut s.matrices)
     })
 }
 

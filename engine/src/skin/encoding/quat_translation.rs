@@ -54,7 +54,7 @@ impl Encoding for QuatTranslationEncoding {
         _hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        with_cpu_scratch(skin.len(), |palette, _, _| {
+        with_cpu_scratch(skin.len(), |palette, _, _, matrices| {
             let report = encode_quat_translation(skin, palette)?;
             QuatTranslationSkinningJob {
                 palette,
@@ -66,7 +66,7 @@ impl Encoding for QuatTranslationEncoding {
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
             }
-            .run()?;
+            .run_with(matrices)?;
             Ok(report)
         })
     }

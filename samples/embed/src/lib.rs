@@ -1,0 +1,692 @@
+//! The host side of `samples/embed`, as a library so tests can run it in
+//! process: everything Vulkan here is the host's own (raw `ash`), except
+//! what vkskin makes on the host's device for its skinned draws.
+//!
+//! The picture follows the viewer's headless look (clear colour, camera
+//! framed on the animated bounds, light, material tints), so the same frame
+//! from `viewer --headless` must match it.
+
+use std::ffi::{c_void, CStr};
+use std::sync::{Arc, Mutex};
+
+use vkskin::anim::{LocalToModelJob, PaletteHierarchy, PlaybackMode, SamplingContext, SamplingJob};
+use vkskin::assets::builtin::Character;
+use vkskin::embed::{Device, EnabledFeatures, HostDevice, HostFrames, Instance};
+use vkskin::glam::Affine3A;
+use vkskin::gpu::{ash, vk, GpuError};
+use vkskin::render::Camera;
+use vkskin::skin::{auto, find, FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
+
+/// The viewer's headless look (see samples/viewer).
+pub const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
+pub const LIGHT: [f32; 4] = [0.3, 0.5, 1.0, 1.0];
+const COLOR_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+const FRAMES_IN_FLIGHT: usize = 2;
+
+pub struct HostOptions {
+    pub width: u32,
+    pub height: u32,
+    pub frames: u32,
+    pub path: Option<String>,
+    pub validation: bool,
+}
+
+pub struct HostFrame {
+    pub rgba: Vec<u8>,
+    /// The skinning path vkskin drew with.
+    pub path: &'static str,
+    /// Warnings and errors the host's own messenger received.
+    pub problems: Vec<String>,
+}
+
+/// The host's messenger state: every warning or error, as text.
+type Problems = Mutex<Vec<String>>;
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    let bad = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
+    if severity.intersects(bad) && !data.is_null() && !user.is_null() {
+        // SAFETY: the layer passes valid callback data; `user` is the
+        // `Problems` the host keeps alive until the messenger is destroyed.
+        let (data, problems) = unsafe { (&*data, &*(user as *const Problems)) };
+        let text = if data.p_message.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a NUL-terminated string from the layer.
+            unsafe { CStr::from_ptr(data.p_message) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        if let Ok(mut p) = problems.lock() {
+            p.push(text);
+        }
+    }
+    vk::FALSE
+}
+
+fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> String {
+    move |e| format!("{what}: {e}")
+}
+
+/// What the host owns, destroyed in reverse order by `Drop`.
+struct Host {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    physical: vk::PhysicalDevice,
+    device: Option<ash::Device>,
+    queue: vk::Queue,
+    family: u32,
+    pool: vk::CommandPool,
+    fences: Vec<vk::Fence>,
+    /// Colour image, depth image, readback buffer and their memory.
+    images: Vec<(vk::Image, vk::ImageView)>,
+    readback: vk::Buffer,
+    memory: Vec<vk::DeviceMemory>,
+    problems: Arc<Problems>,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        // SAFETY: every handle was made here, from these parents; the
+        // device is idle (waited below) before anything goes.
+        unsafe {
+            if let Some(d) = self.device.take() {
+                let _ = d.device_wait_idle();
+                for (image, view) in self.images.drain(..) {
+                    d.destroy_image_view(view, None);
+                    d.destroy_image(image, None);
+                }
+                d.destroy_buffer(self.readback, None);
+                for m in self.memory.drain(..) {
+                    d.free_memory(m, None);
+                }
+                for f in self.fences.drain(..) {
+                    d.destroy_fence(f, None);
+                }
+                d.destroy_command_pool(self.pool, None);
+                d.destroy_device(None);
+            }
+            if let Some((loader, messenger)) = self.debug.take() {
+                loader.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+impl Host {
+    fn new(validation: bool) -> Result<Self, String> {
+        // SAFETY: loading the system Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| e.to_string())?;
+        let problems: Arc<Problems> = Arc::new(Mutex::new(Vec::new()));
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"embed-host")
+            .api_version(vk::API_VERSION_1_3);
+        let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
+        let extensions = [
+            ash::ext::debug_utils::NAME.as_ptr(),
+            ash::ext::validation_features::NAME.as_ptr(),
+        ];
+        let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
+        let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+        if validation {
+            info = info
+                .enabled_layer_names(&layers)
+                .enabled_extension_names(&extensions)
+                .push_next(&mut features);
+        }
+        // SAFETY: the create info points at locals alive for the call.
+        let instance = unsafe { entry.create_instance(&info, None) }
+            .map_err(vkerr("creating the instance"))?;
+        let mut host = Self {
+            entry,
+            instance,
+            debug: None,
+            physical: vk::PhysicalDevice::null(),
+            device: None,
+            queue: vk::Queue::null(),
+            family: 0,
+            pool: vk::CommandPool::null(),
+            fences: Vec::new(),
+            images: Vec::new(),
+            readback: vk::Buffer::null(),
+            memory: Vec::new(),
+            problems,
+        };
+        if validation {
+            let loader = ash::ext::debug_utils::Instance::new(&host.entry, &host.instance);
+            let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message))
+                .user_data(Arc::as_ptr(&host.problems) as *mut c_void);
+            // SAFETY: the host holds an Arc of `problems` until Drop, which
+            // destroys the messenger before the Arc goes.
+            let m = unsafe { loader.create_debug_utils_messenger(&info, None) }
+                .map_err(vkerr("creating the messenger"))?;
+            host.debug = Some((loader, m));
+        }
+        host.pick_device()?;
+        Ok(host)
+    }
+
+    /// The first Vulkan 1.3 device with a graphics + compute queue,
+    /// discrete first; a device with dynamic rendering, synchronization2
+    /// and maintenance4 on, as vkskin's contract asks.
+    fn pick_device(&mut self) -> Result<(), String> {
+        let i = &self.instance;
+        // SAFETY: queries on a live instance.
+        let mut candidates = unsafe { i.enumerate_physical_devices() }
+            .map_err(vkerr("listing devices"))?
+            .into_iter()
+            .filter_map(|p| {
+                let props = unsafe { i.get_physical_device_properties(p) };
+                let families = unsafe { i.get_physical_device_queue_family_properties(p) };
+                let family = families.iter().position(|f| {
+                    f.queue_flags
+                        .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+                })?;
+                let rank = match props.device_type {
+                    vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+                    vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+                    _ => 2,
+                };
+                (props.api_version >= vk::API_VERSION_1_3).then_some((rank, p, family as u32))
+            })
+            .collect::<Vec<_>>();
+        candidates.sort_by_key(|c| c.0);
+        let &(_, physical, family) = candidates
+            .first()
+            .ok_or("no Vulkan 1.3 device with a graphics + compute queue")?;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+            .dynamic_rendering(true)
+            .synchronization2(true)
+            .maintenance4(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .push_next(&mut v13);
+        // SAFETY: the create info points at locals alive for the call.
+        let device = unsafe { i.create_device(physical, &info, None) }
+            .map_err(vkerr("creating the device"))?;
+        // SAFETY: family `family`, index 0 was requested.
+        self.queue = unsafe { device.get_device_queue(family, 0) };
+        self.physical = physical;
+        self.family = family;
+        let pool = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: a live device.
+        self.pool = unsafe { device.create_command_pool(&pool, None) }
+            .map_err(vkerr("creating the command pool"))?;
+        for _ in 0..FRAMES_IN_FLIGHT {
+            let info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            // SAFETY: a live device.
+            let fence =
+                unsafe { device.create_fence(&info, None) }.map_err(vkerr("creating a fence"))?;
+            self.fences.push(fence);
+        }
+        self.device = Some(device);
+        Ok(())
+    }
+
+    fn device(&self) -> Result<&ash::Device, String> {
+        self.device.as_ref().ok_or_else(|| "no device".to_string())
+    }
+
+    fn memory(
+        &mut self,
+        req: vk::MemoryRequirements,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<vk::DeviceMemory, String> {
+        // SAFETY: a query on a live instance.
+        let props = unsafe {
+            self.instance
+                .get_physical_device_memory_properties(self.physical)
+        };
+        let index = (0..props.memory_type_count)
+            .find(|&t| {
+                req.memory_type_bits & (1 << t) != 0
+                    && props.memory_types[t as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+            .ok_or("no suitable memory type")?;
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(index);
+        // SAFETY: a live device.
+        let m = unsafe { self.device()?.allocate_memory(&info, None) }
+            .map_err(vkerr("allocating memory"))?;
+        self.memory.push(m);
+        Ok(m)
+    }
+
+    /// The host's own render target: colour and depth images, and a
+    /// host-visible buffer to read the colour back.
+    fn make_target(&mut self, width: u32, height: u32) -> Result<(), String> {
+        for (format, usage, aspect) in [
+            (
+                COLOR_FORMAT,
+                vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                vk::ImageAspectFlags::COLOR,
+            ),
+            (
+                DEPTH_FORMAT,
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+                vk::ImageAspectFlags::DEPTH,
+            ),
+        ] {
+            let info = vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(format)
+                .extent(vk::Extent3D {
+                    width,
+                    height,
+                    depth: 1,
+                })
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .tiling(vk::ImageTiling::OPTIMAL)
+                .usage(usage);
+            let d = self.device()?.clone();
+            // SAFETY: a live device; the image is bound and viewed below.
+            let image =
+                unsafe { d.create_image(&info, None) }.map_err(vkerr("creating an image"))?;
+            let req = unsafe { d.get_image_memory_requirements(image) };
+            let mem = self.memory(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)?;
+            unsafe { d.bind_image_memory(image, mem, 0) }.map_err(vkerr("binding an image"))?;
+            let view = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(range(aspect));
+            let view =
+                unsafe { d.create_image_view(&view, None) }.map_err(vkerr("creating a view"))?;
+            self.images.push((image, view));
+        }
+        let d = self.device()?.clone();
+        let info = vk::BufferCreateInfo::default()
+            .size(u64::from(width) * u64::from(height) * 4)
+            .usage(vk::BufferUsageFlags::TRANSFER_DST);
+        // SAFETY: a live device.
+        self.readback =
+            unsafe { d.create_buffer(&info, None) }.map_err(vkerr("creating a buffer"))?;
+        let req = unsafe { d.get_buffer_memory_requirements(self.readback) };
+        let mem = self.memory(
+            req,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
+        unsafe { d.bind_buffer_memory(self.readback, mem, 0) }.map_err(vkerr("binding a buffer"))
+    }
+}
+
+fn range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: aspect,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}
+
+fn image_barrier(
+    image: vk::Image,
+    aspect: vk::ImageAspectFlags,
+    (src_stage, src_access, old): (vk::PipelineStageFlags2, vk::AccessFlags2, vk::ImageLayout),
+    (dst_stage, dst_access, new): (vk::PipelineStageFlags2, vk::AccessFlags2, vk::ImageLayout),
+) -> vk::ImageMemoryBarrier2<'static> {
+    vk::ImageMemoryBarrier2::default()
+        .src_stage_mask(src_stage)
+        .src_access_mask(src_access)
+        .dst_stage_mask(dst_stage)
+        .dst_access_mask(dst_access)
+        .old_layout(old)
+        .new_layout(new)
+        .image(image)
+        .subresource_range(range(aspect))
+}
+
+/// Renders `opts.frames` frames of the built-in character (frame i at
+/// t = i / 30 s of its first clip) into the host's own image, two frames in
+/// flight, and returns the last one.
+pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
+    let (w, h) = (opts.width, opts.height);
+    if w == 0 || h == 0 || opts.frames == 0 {
+        return Err("size and frame count must be positive".into());
+    }
+    let mut host = Host::new(opts.validation)?;
+    host.make_target(w, h)?;
+    let gpu = |e: GpuError| e.to_string();
+    let anim = |e: vkskin::anim::AnimError| e.to_string();
+    // vkskin on the host's handles (the contract: vkskin::embed).
+    let d = host.device()?.clone();
+    // SAFETY: the host's instance and device outlive every vkskin object:
+    // they are dropped at the end of this function, after `vk_device`.
+    let vk_instance = unsafe { Instance::from_host(host.entry.clone(), host.instance.clone()) };
+    let vk_device = unsafe {
+        Device::from_host(
+            &vk_instance,
+            HostDevice {
+                physical_device: host.physical,
+                device: d.clone(),
+                queue: host.queue,
+                queue_family: host.family,
+                features: EnabledFeatures {
+                    maintenance4: true,
+                    ..EnabledFeatures::default()
+                },
+            },
+        )
+    }
+    .map_err(gpu)?;
+    let rgba;
+    let path_name;
+    {
+        let model = Character::model();
+        let desc = match &opts.path {
+            Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
+            None => auto(&vk_device, model.skins[0].len(), 1).0,
+        };
+        path_name = desc.name;
+        let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
+        let mut path = SkinPath::new(&vk_device, desc, cfg).map_err(gpu)?;
+        let mut meshes = Vec::new();
+        for mesh in &model.meshes {
+            let h =
+                PaletteHierarchy::new(&model.skins[mesh.skin], &model.skeleton).map_err(anim)?;
+            let tint = mesh
+                .material
+                .and_then(|m| model.materials.get(m))
+                .map_or([1.0; 4], |m| m.base_color.to_array());
+            meshes.push((path.prepare(mesh, &h).map_err(gpu)?, mesh.skin, tint));
+        }
+        let mut sets = FrameSets::new(&vk_device, FRAMES_IN_FLIGHT).map_err(gpu)?;
+        let mut clock = HostFrames::new(&vk_device, FRAMES_IN_FLIGHT).map_err(gpu)?;
+        let bounds = model.animated_bounds(16).map_err(anim)?;
+        let aspect = w as f32 / h as f32;
+        let camera = Camera::framing(bounds.min, bounds.max, 0.5, 0.2, 45f32.to_radians(), aspect);
+        let clip = model.clips.first();
+        let mut context = clip.map(SamplingContext::new);
+        let mut locals = model.skeleton.bind_local().to_vec();
+        let mut models = vec![Affine3A::IDENTITY; model.skeleton.len()];
+        let mut skins: Vec<Vec<Affine3A>> = model
+            .skins
+            .iter()
+            .map(|s| vec![Affine3A::IDENTITY; s.len()])
+            .collect();
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(host.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(FRAMES_IN_FLIGHT as u32);
+        // SAFETY: the host's pool; freed with it.
+        let cmds = unsafe { d.allocate_command_buffers(&alloc) }.map_err(vkerr("allocating"))?;
+        let (color, color_view) = host.images[0];
+        let (depth, depth_view) = host.images[1];
+        for i in 0..opts.frames {
+            let slot = i as usize % FRAMES_IN_FLIGHT;
+            let fence = host.fences[slot];
+            let cmd = cmds[slot];
+            // The host waits for its slot (vkskin never waits per frame).
+            // SAFETY: the host's fence.
+            unsafe { d.wait_for_fences(&[fence], true, u64::MAX) }.map_err(vkerr("waiting"))?;
+            unsafe { d.reset_fences(&[fence]) }.map_err(vkerr("resetting a fence"))?;
+            clock.begin(slot).map_err(gpu)?;
+            // Animate on the CPU.
+            if let (Some(clip), Some(ctx)) = (clip, context.as_mut()) {
+                SamplingJob {
+                    clip,
+                    context: ctx,
+                    time: i as f32 / 30.0,
+                    mode: PlaybackMode::Loop,
+                    output: &mut locals,
+                }
+                .run()
+                .map_err(anim)?;
+            }
+            LocalToModelJob::full(&model.skeleton, &locals, &mut models)
+                .run()
+                .map_err(anim)?;
+            for (s, out) in model.skins.iter().zip(skins.iter_mut()) {
+                s.skin_matrices(&models, out).map_err(anim)?;
+            }
+            // vkskin writes this frame's palettes and uniforms.
+            path.begin_frame(slot).map_err(gpu)?;
+            let mut batches = Vec::new();
+            for (prepared, skin, tint) in &meshes {
+                let mut writer = path.batch(slot, prepared, 1).map_err(gpu)?;
+                let palette = skins[*skin].as_slice();
+                writer
+                    .write_all(|_| (palette, Affine3A::IDENTITY, *tint))
+                    .map_err(gpu)?;
+                batches.push(writer.batch());
+            }
+            sets.write(
+                slot,
+                &FrameUniforms {
+                    view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+                    color: [1.0; 4],
+                    light: LIGHT,
+                },
+            )
+            .map_err(gpu)?;
+            // The host records its frame; vkskin records into it.
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: the slot's fence has signalled: the buffer is free.
+            unsafe { d.begin_command_buffer(cmd, &begin) }.map_err(vkerr("begin"))?;
+            let list: Vec<_> = batches
+                .iter()
+                .zip(meshes.iter().map(|(p, _, _)| p))
+                .collect();
+            path.prepass(cmd, slot, &list).map_err(gpu)?;
+            let barriers = [
+                image_barrier(
+                    color,
+                    vk::ImageAspectFlags::COLOR,
+                    (
+                        vk::PipelineStageFlags2::TRANSFER,
+                        vk::AccessFlags2::TRANSFER_READ,
+                        vk::ImageLayout::UNDEFINED,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                        vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                        vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                    ),
+                ),
+                image_barrier(
+                    depth,
+                    vk::ImageAspectFlags::DEPTH,
+                    (
+                        vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                        vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                        vk::ImageLayout::UNDEFINED,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                            | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                        vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                            | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ,
+                        vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+                    ),
+                ),
+            ];
+            // SAFETY: recording into the host's command buffer, its images.
+            unsafe {
+                d.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().image_memory_barriers(&barriers),
+                );
+            }
+            let area = vk::Rect2D {
+                offset: vk::Offset2D::default(),
+                extent: vk::Extent2D {
+                    width: w,
+                    height: h,
+                },
+            };
+            let color_att = [vk::RenderingAttachmentInfo::default()
+                .image_view(color_view)
+                .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(vk::ClearValue {
+                    color: vk::ClearColorValue { float32: CLEAR },
+                })];
+            let depth_att = vk::RenderingAttachmentInfo::default()
+                .image_view(depth_view)
+                .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .clear_value(vk::ClearValue {
+                    depth_stencil: vk::ClearDepthStencilValue {
+                        depth: 1.0,
+                        stencil: 0,
+                    },
+                });
+            let rendering = vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&color_att)
+                .depth_attachment(&depth_att);
+            unsafe {
+                d.cmd_begin_rendering(cmd, &rendering);
+                d.cmd_set_viewport(
+                    cmd,
+                    0,
+                    &[vk::Viewport {
+                        x: 0.0,
+                        y: 0.0,
+                        width: w as f32,
+                        height: h as f32,
+                        min_depth: 0.0,
+                        max_depth: 1.0,
+                    }],
+                );
+                d.cmd_set_scissor(cmd, 0, &[area]);
+            }
+            for (batch, prepared) in &list {
+                path.record_draw(
+                    cmd,
+                    slot,
+                    &sets,
+                    batch,
+                    prepared,
+                    vk::PolygonMode::FILL,
+                    None,
+                )
+                .map_err(gpu)?;
+            }
+            let to_copy = [image_barrier(
+                color,
+                vk::ImageAspectFlags::COLOR,
+                (
+                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                    vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                ),
+                (
+                    vk::PipelineStageFlags2::TRANSFER,
+                    vk::AccessFlags2::TRANSFER_READ,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                ),
+            )];
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: 1,
+                });
+            let to_host = [vk::BufferMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::TRANSFER)
+                .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+                .dst_access_mask(vk::AccessFlags2::HOST_READ)
+                .buffer(host.readback)
+                .size(vk::WHOLE_SIZE)];
+            unsafe {
+                d.cmd_end_rendering(cmd);
+                d.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().image_memory_barriers(&to_copy),
+                );
+                d.cmd_copy_image_to_buffer(
+                    cmd,
+                    color,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    host.readback,
+                    &[region],
+                );
+                d.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().buffer_memory_barriers(&to_host),
+                );
+            }
+            path.finish(cmd, slot).map_err(gpu)?;
+            unsafe { d.end_command_buffer(cmd) }.map_err(vkerr("end"))?;
+            let cmd_info = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+            let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmd_info)];
+            // SAFETY: the host's queue, command buffer and fence.
+            unsafe { d.queue_submit2(host.queue, &submit, fence) }.map_err(vkerr("submit"))?;
+            clock.submitted(slot).map_err(gpu)?;
+        }
+        // The last frame's pixels.
+        let last = host.fences[(opts.frames as usize - 1) % FRAMES_IN_FLIGHT];
+        unsafe { d.wait_for_fences(&[last], true, u64::MAX) }.map_err(vkerr("waiting"))?;
+        let size = (u64::from(w) * u64::from(h) * 4) as usize;
+        let mem = host.memory[2];
+        // SAFETY: host-visible coherent memory of the readback buffer; the
+        // copy finished (fence) and a HOST barrier made it visible.
+        rgba = unsafe {
+            let p = d
+                .map_memory(mem, 0, size as u64, vk::MemoryMapFlags::empty())
+                .map_err(vkerr("mapping"))?;
+            let v = std::slice::from_raw_parts(p as *const u8, size).to_vec();
+            d.unmap_memory(mem);
+            v
+        };
+        // Every frame done before vkskin's objects go.
+        unsafe { d.wait_for_fences(&host.fences, true, u64::MAX) }.map_err(vkerr("waiting"))?;
+        drop((path, meshes, sets, clock));
+    }
+    // vkskin's device waits for idle and frees its memory; the host's
+    // device and instance stay until `host` drops.
+    drop(vk_device);
+    drop(vk_instance);
+    // Teardown messages count too: read after the host destroyed it all.
+    let log = host.problems.clone();
+    drop(host);
+    let problems = log.lock().map(|p| p.clone()).unwrap_or_default();
+    Ok(HostFrame {
+        rgba,
+        path: path_name,
+        problems,
+    })
+}

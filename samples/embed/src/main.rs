@@ -1,0 +1,85 @@
+//! `embed`: a host program in raw `ash` that owns the Vulkan instance,
+//! device, queue, command buffers, fences and its own offscreen image, and
+//! lets vkskin record the built-in character's skinned draws into its frame
+//! (the contract is `vkskin::embed`'s documentation). Writes the last frame
+//! as a PNG and exits non-zero if the host's own validation messenger saw a
+//! warning or error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(about = "A raw-ash host renderer with vkskin's skinned character drawn into its frame")]
+struct Args {
+    /// Frames to render (frame i at t = i / 30 s); the last is written.
+    #[arg(long, default_value_t = 3)]
+    frames: u32,
+    /// Image size in pixels, WxH.
+    #[arg(long, default_value = "800x600")]
+    size: String,
+    /// Skinning path (default: the engine's automatic choice).
+    #[arg(long)]
+    path: Option<String>,
+    /// Output PNG.
+    #[arg(long, default_value = "out/embed/frame.png")]
+    out: PathBuf,
+    /// Validation layer with synchronization validation (default: on in
+    /// debug builds or with VKSKIN_VALIDATION=1).
+    #[arg(long)]
+    validation: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let parsed = args
+        .size
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)));
+    let Some((width, height)) = parsed else {
+        eprintln!("embed: --size {:?} is not WxH", args.size);
+        return ExitCode::FAILURE;
+    };
+    let opts = embed::HostOptions {
+        width,
+        height,
+        frames: args.frames,
+        path: args.path,
+        validation: args.validation || vkskin::gpu::validation_default(),
+    };
+    match embed::render(&opts) {
+        Ok(frame) => {
+            if let Some(dir) = args.out.parent() {
+                if let Err(e) = std::fs::create_dir_all(dir) {
+                    eprintln!("embed: {}: {e}", dir.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+            if let Err(e) = vkskin::render::write_png(&args.out, width, height, &frame.rgba) {
+                eprintln!("embed: {e}");
+                return ExitCode::FAILURE;
+            }
+            println!(
+                "embed: {} frame(s) through {}, last written to {}",
+                opts.frames,
+                frame.path,
+                args.out.display()
+            );
+            if frame.problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "embed: the host's validation messenger saw {} problem(s):\n{}",
+                    frame.problems.len(),
+                    frame.problems.join("\n")
+                );
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("embed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

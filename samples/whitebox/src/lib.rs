@@ -1,0 +1,187 @@
+//! The frame for vkskin's small samples (the whitebox trident, seed 002's
+//! strip): one [`Scene`] drawn either in a window (winit + a swapchain that
+//! survives resize and minimise) or headless to PNG frames, with the same
+//! command line, and a non-zero exit when the validation layer reported
+//! anything.
+//!
+//! In debug builds (or with `--validation`) the validation layer and
+//! synchronization validation are on.
+
+mod headless;
+mod window;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches, Parser};
+use vkskin::gpu::{
+    list_devices, validation_default, vk, Device, GpuResult, Instance, InstanceDesc, MessageLog,
+};
+
+/// What a sample draws: made for a device and target formats, updated per
+/// frame, recorded around and inside the rendering scope.
+pub trait Scene: Sized {
+    /// The sample's name (window title, messages).
+    const NAME: &'static str;
+    /// One line for `--help`.
+    const ABOUT: &'static str;
+    const CLEAR: [f32; 4];
+
+    fn new(
+        device: &Arc<Device>,
+        color_format: vk::Format,
+        depth_format: vk::Format,
+        frames_in_flight: usize,
+    ) -> GpuResult<Self>;
+    /// Poses the scene for frame slot `frame` at `t` seconds (the slot's
+    /// previous submission has finished).
+    fn update(&mut self, frame: usize, t: f32, aspect: f32) -> GpuResult<()>;
+    /// Records what precedes the rendering scope.
+    fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
+    /// Records the draws inside the rendering scope.
+    fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()>;
+    /// Records what follows the rendering scope.
+    fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
+}
+
+#[derive(Parser, Debug, Clone)]
+pub struct Args {
+    /// Render offscreen and write PNG frames; no display needed.
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to draw, then exit (default: forever in a window, 60 headless).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Folder for the headless PNG frames (default out/NAME).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Image or initial window size in pixels.
+    #[arg(long, default_value_t = 512)]
+    pub width: u32,
+    #[arg(long, default_value_t = 512)]
+    pub height: u32,
+    /// Headless animation rate: frame i shows t = i / fps seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f32,
+    /// Resize the window (to 3/4 of its size, then back at 2K) at frame K.
+    #[arg(long, value_name = "K")]
+    pub resize_at: Option<u64>,
+    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// List the Vulkan devices and exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
+    /// else discrete > integrated > CPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Force the validation layer on (it is always on in debug builds).
+    #[arg(long)]
+    pub validation: bool,
+}
+
+impl Args {
+    pub fn validation(&self) -> bool {
+        self.validation || validation_default()
+    }
+}
+
+impl Args {
+    /// The headless output folder.
+    pub fn out_dir(&self, name: &str) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("out").join(name))
+    }
+}
+
+/// The whole sample: parses the command line, then draws `S` in a window
+/// (when a display exists and `--headless` is not given) or headless.
+pub fn run<S: Scene>() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let matches = Args::command().name(S::NAME).about(S::ABOUT).get_matches();
+    let args = match Args::from_arg_matches(&matches) {
+        Ok(a) => a,
+        Err(e) => e.exit(),
+    };
+    if args.list_devices {
+        return match print_devices::<S>(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail::<S>(&e),
+        };
+    }
+    let headless = args.headless || !display_present();
+    if !args.headless && headless {
+        eprintln!(
+            "{}: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
+            S::NAME,
+            args.out_dir(S::NAME).display()
+        );
+    }
+    let result = if headless {
+        headless::run::<S>(&args)
+    } else {
+        window::run::<S>(&args)
+    };
+    match result {
+        Ok(log) => report::<S>(&log),
+        Err(e) => fail::<S>(&e),
+    }
+}
+
+fn display_present() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+fn print_devices<S: Scene>(args: &Args) -> Result<(), String> {
+    let instance = Instance::new(&InstanceDesc {
+        app_name: S::NAME.into(),
+        validation: args.validation(),
+        ..Default::default()
+    })
+    .map_err(|e| e.to_string())?;
+    for d in list_devices(&instance).map_err(|e| e.to_string())? {
+        println!("{d}");
+    }
+    Ok(())
+}
+
+/// The messenger's verdict once everything (device, instance) is gone.
+fn report<S: Scene>(log: &MessageLog) -> ExitCode {
+    let problems = log.problems();
+    if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "{}: the validation layer reported {} problem(s):\n{}",
+            S::NAME,
+            problems.len(),
+            MessageLog::format(&problems)
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn fail<S: Scene>(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("{}: {e}", S::NAME);
+    ExitCode::FAILURE
+}
+
+/// The instance every mode starts from.
+fn instance(
+    name: &str,
+    args: &Args,
+    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
+) -> Result<Arc<Instance>, String> {
+    Instance::new(&InstanceDesc {
+        app_name: name.into(),
+        validation: args.validation(),
+        synchronization_validation: true,
+        display,
+    })
+    .map_err(|e| e.to_string())
+}
