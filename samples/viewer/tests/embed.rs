@@ -27,7 +27,15 @@ fn the_embedding_host_draws_the_viewers_frame() {
     let _ = std::fs::remove_dir_all(&out);
     // Frame 2 of the built-in character's first clip: t = 2/30 s.
     let status = Command::new(env!("CARGO_BIN_EXE_viewer"))
-        .args(["--headless", "--frames", "3", "--fps", "30", "--size", "800x600"])
+        .args([
+            "--headless",
+            "--frames",
+            "3",
+            "--fps",
+            "30",
+            "--size",
+            "800x600",
+        ])
         .arg("--out")
         .arg(&out)
         .env("VKSKIN_VALIDATION", "1")
@@ -57,10 +65,18 @@ fn the_embedding_host_draws_the_viewers_frame() {
         .count();
     let drawn = viewer
         .chunks_exact(4)
-        .filter(|p| p[..3].iter().zip([15u8, 18, 23]).any(|(a, b)| a.abs_diff(b) > 4))
+        .filter(|p| {
+            p[..3]
+                .iter()
+                .zip([15u8, 18, 23])
+                .any(|(a, b)| a.abs_diff(b) > 4)
+        })
         .count();
     let n = viewer.len() / 4;
-    assert!(drawn > n / 50, "the viewer's frame is nearly empty: {drawn} pixels");
+    assert!(
+        drawn > n / 50,
+        "the viewer's frame is nearly empty: {drawn} pixels"
+    );
     assert!(
         same as f64 >= 0.999 * n as f64,
         "host vs viewer: {same} of {n} pixels within 1/255"

@@ -12,70 +12,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
-}
-
-/// Xvfb on a display it picks itself (`-displayfd`), so parallel tests
-/// never collide; `None` (with a notice) when Xvfb is not installed.
-fn start_xvfb() -> Option<(Xvfb, String)> {
-    let Some(exe) = find_in_path("Xvfb") else {
-        if ci() {
-            panic!("CI=true but Xvfb is missing: apt-get install xvfb");
-        }
-        eprintln!(
-            "NOTICE: skipping the windowed viewer test: Xvfb not found (apt-get install xvfb)"
-        );
-        return None;
-    };
-    let mut child = Command::new(exe)
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starting Xvfb");
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let xvfb = Xvfb(child);
-    // Xvfb writes the display number and a newline once it accepts clients.
-    let mut number = String::new();
-    let mut byte = [0u8; 1];
-    while stdout.read(&mut byte).map(|n| n == 1).unwrap_or(false) && byte[0] != b'\n' {
-        number.push(byte[0] as char);
-    }
-    let number = number.trim().to_owned();
-    assert!(
-        !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()),
-        "Xvfb did not report a display ({number:?})"
-    );
-    Some((xvfb, format!(":{number}")))
 }
 
 /// `$VKSKIN_ASSETS`, else `shared/assets` beside the repository; `None`
@@ -161,9 +102,10 @@ fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
 
 /// 300 frames of the scripted session on `file` (None: built-in).
 fn scripted_session(file: Option<&Path>, tag: &str) {
-    let Some((_xvfb, display)) = start_xvfb() else {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
         return;
     };
+    let display = xvfb.display.clone();
     let shot = std::env::temp_dir().join(format!("vkskin-viewer-{tag}-{}.png", std::process::id()));
     let _ = std::fs::remove_file(&shot);
     let script = format!(
@@ -262,9 +204,10 @@ fn fox_scripted_session() {
 
 #[test]
 fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
-    let Some((_xvfb, display)) = start_xvfb() else {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
         return;
     };
+    let display = xvfb.display.clone();
     let dir = std::env::temp_dir().join(format!("vkskin-viewer-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("garbage.glb");
