@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # vkskin's two commands on a fresh Debian 12 machine:
-#   ./dev.sh demo   the main job: the whitebox trident rendered headless to PNGs
+#   ./dev.sh demo   the main job: the viewer renders the built-in character
+#                   headless (PNG frames + a contact sheet); `./dev.sh demo
+#                   window` opens the viewer's window where a display exists
 #   ./dev.sh test   every test (GPU tests on lavapipe under validation)
 # Each first installs the Debian packages that are missing (apt-get when run
 # as root; otherwise it prints the exact command and stops), then runs cargo.
@@ -43,15 +45,27 @@ shift || true
 case "$cmd" in
   demo)
     ensure_packages
-    cargo run --release -p whitebox -- --headless --frames 60 --out out/whitebox "$@"
-    echo "dev.sh: frames written to out/whitebox/"
+    if [ "${1:-}" = "window" ]; then
+      shift
+      if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        echo "dev.sh: no display (DISPLAY unset); try: ./dev.sh demo" >&2
+        exit 1
+      fi
+      cargo run --release -p viewer -- "$@"
+    else
+      cargo run --release -p viewer -- --headless --frames 60 --fps 30 --out out/viewer "$@"
+      echo "dev.sh: 60 frames and out/viewer/contact_sheet.png written to out/viewer/"
+      if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        echo "dev.sh: a display is present: ./dev.sh demo window opens the viewer"
+      fi
+    fi
     ;;
   test)
     ensure_packages
     cargo test --workspace "$@"
     ;;
   *)
-    echo "usage: ./dev.sh demo | ./dev.sh test" >&2
+    echo "usage: ./dev.sh demo [window] | ./dev.sh test" >&2
     exit 2
     ;;
 esac

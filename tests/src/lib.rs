@@ -41,3 +41,4 @@ pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
 
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod xvfb;

@@ -5,73 +5,15 @@
 //! notice, except under `CI=true`, where that is a failure.
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn find_in_path(name: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
-}
-
-use std::path::Path;
-
-/// Starts Xvfb on a display it picks itself (`-displayfd`), so parallel
-/// runs never collide.
-fn start_xvfb(exe: &Path) -> (Xvfb, String) {
-    let mut child = Command::new(exe)
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starting Xvfb");
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let xvfb = Xvfb(child);
-    // Xvfb writes the display number and a newline once it accepts clients.
-    let mut number = String::new();
-    let mut byte = [0u8; 1];
-    while stdout.read(&mut byte).map(|n| n == 1).unwrap_or(false) && byte[0] != b'\n' {
-        number.push(byte[0] as char);
-    }
-    let number = number.trim().to_owned();
-    assert!(
-        !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()),
-        "Xvfb did not report a display ({number:?})"
-    );
-    (xvfb, format!(":{number}"))
-}
 
 #[test]
 fn windowed_run_survives_a_resize_and_is_validation_clean() {
-    let Some(xvfb_exe) = find_in_path("Xvfb") else {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true but Xvfb is missing: apt-get install xvfb (./dev.sh test does)");
-        }
-        eprintln!(
-            "NOTICE: skipping the windowed whitebox test: Xvfb not found (apt-get install xvfb)"
-        );
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed whitebox test") else {
         return;
     };
-    let (_xvfb, display) = start_xvfb(&xvfb_exe);
+    let display = xvfb.display.clone();
     let frames = 60;
     let mut child = Command::new(env!("CARGO_BIN_EXE_whitebox"))
         .args([

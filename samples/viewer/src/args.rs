@@ -1,0 +1,133 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use vkskin::gpu::validation_default;
+
+const AFTER_HELP: &str = "\
+Keys (windowed):
+  Space        play / pause            Left/Right   step one frame (1/30 s)
+  Home         back to the clip start  + / -        speed up / down (x1.25)
+  C / Shift+C  next / previous clip    X            crossfade to the next clip
+  P / Shift+P  next / previous path    I / Shift+I  more / fewer influences
+  F            frames in flight 1-2-3  V            vsync on / off
+  W            wireframe               K            skeleton overlay
+  N            every joint's name      R            reframe the camera
+  Tab          panel on / off          F12 / S      screenshot (screenshot_N.png)
+  Esc          quit
+Mouse: drag to orbit, right-drag (or Shift+drag) to pan, wheel to zoom; hover
+a joint (skeleton overlay) for its name. Drop a .gltf/.glb/.x file to open it.
+
+--script \"F:EVENT; F:EVENT; ...\" runs EVENT when frame F begins (frames
+count every pass of the redraw loop, drawn or skipped while minimised):
+  resize WxH | minimise | restore | path NAME | clip NAME|next|#I |
+  crossfade NAME|next|#I SECONDS | speed X | pause | play | seek SECONDS |
+  step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
+  influences K|file | frames-in-flight N | vsync on|off | panel on|off |
+  orbit DYAW DPITCH | zoom F | screenshot FILE | open FILE | quit
+`minimise` also tells the swapchain the window has zero extent (a window
+manager would; Xvfb has none), so the zero-extent path runs; `restore`
+gives it back the window's size.
+e.g. --frames 300 --script \"20:resize 640x360; 40:minimise; 60:restore;
+80:path dq-ssbo; 100:crossfade next 0.5; 120:screenshot docs/viewer.png\"";
+
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "viewer",
+    about = "Views skinned models (.gltf, .glb, .x; the built-in character by default), skinned on the GPU",
+    after_help = AFTER_HELP
+)]
+pub struct Args {
+    /// A .gltf, .glb or .x file (default: the built-in character).
+    pub file: Option<PathBuf>,
+    /// Render offscreen and write PNG frames and a contact sheet; no display.
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to draw, then exit (default: until closed; 60 headless). In a
+    /// window every pass of the redraw loop counts, drawn or skipped while
+    /// minimised.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Headless: frame i shows t = i / fps seconds of the clip.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f32,
+    /// Folder for the headless frames and contact sheet.
+    #[arg(long, default_value = "out/viewer")]
+    pub out: PathBuf,
+    /// Skinning path by name (default: `vkskin::skin::auto`'s choice).
+    #[arg(long)]
+    pub path: Option<String>,
+    /// Clip by name (default: the model's first).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Image or initial window size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "800x600", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Scripted input for tests and screenshots (see below).
+    #[arg(long)]
+    pub script: Option<String>,
+    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// Frames in flight in the window (1..=3).
+    #[arg(long, default_value_t = 2)]
+    pub frames_in_flight: usize,
+    /// Influences per vertex the loader keeps (1..=8; 4 is the loader's
+    /// default and the headless contract's).
+    #[arg(long, default_value_t = 4)]
+    pub max_influences: usize,
+    /// Start with the panel hidden (Tab shows it).
+    #[arg(long)]
+    pub no_panel: bool,
+    /// List the Vulkan devices and exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
+    /// else discrete > integrated > CPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Force the validation layer on (it is always on in debug builds and
+    /// with VKSKIN_VALIDATION=1).
+    #[arg(long)]
+    pub validation: bool,
+}
+
+impl Args {
+    pub fn validation(&self) -> bool {
+        self.validation || validation_default()
+    }
+}
+
+/// `WIDTHxHEIGHT`, each 1..=16384.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("size {s:?} is not WIDTHxHEIGHT"))?;
+    let dim = |d: &str| -> Result<u32, String> {
+        let v: u32 = d
+            .trim()
+            .parse()
+            .map_err(|_| format!("size {s:?}: {d:?} is not a whole number"))?;
+        if (1..=16384).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("size {s:?}: {v} is outside 1..=16384"))
+        }
+    };
+    Ok((dim(w)?, dim(h)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_size("800x600"), Ok((800, 600)));
+        assert_eq!(parse_size("32X24"), Ok((32, 24)));
+        assert!(parse_size("800").unwrap_err().contains("WIDTHxHEIGHT"));
+        assert!(parse_size("0x5").unwrap_err().contains("outside"));
+        assert!(parse_size("ax5").unwrap_err().contains("whole number"));
+    }
+}

@@ -1,0 +1,181 @@
+//! The vkskin viewer: opens a `.gltf`, `.glb` or `.x` file (or, with none,
+//! the built-in character, [`vkskin::assets::builtin::Character`]), plays
+//! its clips on the CPU, skins it on the GPU through any path of the
+//! registry ([`vkskin::skin::paths`]) and draws it in a window with an egui
+//! panel, or headless into PNG frames and a contact sheet.
+//!
+//! # The headless look (a contract)
+//!
+//! `viewer --headless` draws exactly this, so that an embedding test can
+//! reproduce a frame pixel for pixel with the engine API alone:
+//!
+//! - the model: [`vkskin::assets::load`] of the file (default
+//!   [`vkskin::assets::LoadOptions`]), or `Character::model()`;
+//! - target: [`vkskin::render::OffscreenTarget`] of `--size` (default
+//!   800x600), cleared to [`CLEAR`] = `[0.06, 0.07, 0.09, 1.0]`;
+//! - bounds `b = model.animated_bounds(16)?`; camera
+//!   `Camera::framing(b.min, b.max, 0.5, 0.2, 45f32.to_radians(), width as
+//!   f32 / height as f32)`;
+//! - uniforms `FrameUniforms { view_proj: camera.view_proj(aspect), color:
+//!   [1.0; 4], light: [0.3, 0.5, 1.0, 1.0] }` with `aspect = width as f32 /
+//!   height as f32`;
+//! - path: `--path P`, else `vkskin::skin::auto(&device, bones, 1)`'s choice
+//!   with `bones` the longest skin's length (at least 1); `SkinPathConfig::new(
+//!   OffscreenTarget::COLOR_FORMAT, OffscreenTarget::DEPTH_FORMAT, 2)` (cull
+//!   mode NONE, no wireframe pipelines), every mesh prepared with its skin's
+//!   `PaletteHierarchy::new(skin, &skeleton)`;
+//! - frame `i` samples the chosen clip (`--clip C`, default the model's
+//!   first; the bind pose when the model has none) with a `SamplingJob` at
+//!   `time = i as f32 / fps` (`--fps`, default 30), `PlaybackMode::Loop`,
+//!   output starting from the skeleton's bind pose; `LocalToModelJob::full`
+//!   (identity root); `Skin::skin_matrices` per skin;
+//! - every mesh, in model order, is one batch of one instance: model matrix
+//!   identity, tint = its material's `base_color` (white when it has none),
+//!   palette = its skin's matrices; `prepass` with every batch, then in the
+//!   rendering scope `record_draw(.., PolygonMode::FILL, None)` per mesh in
+//!   order, then `finish`;
+//! - no panel, no skeleton overlay, no text. Frames are written as
+//!   `frame_0000.png`, `frame_0001.png`, ... and `contact_sheet.png` (see
+//!   [`contact`]) in the `--out` folder.
+//!
+//! The windowed viewer starts from the same look (same camera, uniforms and
+//! default path) and adds the panel and overlays on top.
+
+pub mod args;
+pub mod contact;
+mod egui_pass;
+pub mod headless;
+pub mod orbit;
+pub mod player;
+pub mod scene;
+pub mod script;
+mod shot;
+mod ui;
+pub mod window;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use vkskin::assets::builtin::{Character, CharacterDesc};
+use vkskin::assets::{LoadOptions, Model};
+use vkskin::gpu::{list_devices, Instance, InstanceDesc, MessageLog};
+
+pub use args::Args;
+
+/// The clear colour of every frame (the headless contract).
+pub const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
+/// Towards the light, shaded (`w = 1`).
+pub const LIGHT: [f32; 4] = [0.3, 0.5, 1.0, 1.0];
+/// The framing camera's start: yaw and pitch in radians, vertical field of
+/// view in degrees.
+pub const YAW: f32 = 0.5;
+pub const PITCH: f32 = 0.2;
+pub const FOV_Y_DEGREES: f32 = 45.0;
+/// Samples per clip for [`Model::animated_bounds`].
+pub const BOUNDS_SAMPLES: usize = 16;
+
+/// Runs the viewer as the command line asks; the process's exit code.
+pub fn run(args: Args) -> ExitCode {
+    if args.list_devices {
+        return match print_devices(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
+    let headless = args.headless || !display_present();
+    if !args.headless && headless {
+        eprintln!(
+            "viewer: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
+            args.out.display()
+        );
+    }
+    let result = if headless {
+        headless::run(&args)
+    } else {
+        window::run(&args)
+    };
+    match result {
+        Ok(log) => report(&log),
+        Err(e) => fail(&e),
+    }
+}
+
+/// The model a run starts with: the file, or the built-in character.
+/// `max_influences` above 4 builds the character with its wide blend zones
+/// (`CharacterDesc::eight_influences`), so the extra slots are used.
+pub fn load_model(file: Option<&Path>, max_influences: usize) -> Result<Model, String> {
+    let k = max_influences.clamp(1, vkskin::skin::MAX_INFLUENCES);
+    match file {
+        Some(path) => vkskin::assets::load_with(
+            path,
+            &LoadOptions {
+                max_influences: k,
+                ..LoadOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string()),
+        None if k == 4 => Ok(Character::model()),
+        None if k > 4 => Ok(Character::model_with(&CharacterDesc {
+            max_influences: k,
+            ..CharacterDesc::eight_influences()
+        })),
+        None => Ok(Character::model_with(&CharacterDesc {
+            max_influences: k,
+            ..CharacterDesc::default()
+        })),
+    }
+}
+
+fn display_present() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+fn print_devices(args: &Args) -> Result<(), String> {
+    let instance = Instance::new(&InstanceDesc {
+        app_name: "viewer".into(),
+        validation: args.validation(),
+        ..Default::default()
+    })
+    .map_err(|e| e.to_string())?;
+    for d in list_devices(&instance).map_err(|e| e.to_string())? {
+        println!("{d}");
+    }
+    Ok(())
+}
+
+/// The messenger's verdict once everything (device, instance) is gone.
+fn report(log: &MessageLog) -> ExitCode {
+    let problems = log.problems();
+    if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "viewer: the validation layer reported {} problem(s):\n{}",
+            problems.len(),
+            MessageLog::format(&problems)
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn fail(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("viewer: {e}");
+    ExitCode::FAILURE
+}
+
+/// The instance every mode starts from.
+pub fn instance(
+    args: &Args,
+    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
+) -> Result<Arc<Instance>, String> {
+    Instance::new(&InstanceDesc {
+        app_name: "viewer".into(),
+        validation: args.validation(),
+        synchronization_validation: true,
+        display,
+    })
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,383 @@
+//! A model on the GPU, independent of where it is drawn: its skinning path
+//! and prepared meshes, the pose's palettes, the frame uniforms, and the
+//! recorded draws (the headless contract's, plus the windowed overlays).
+
+use std::sync::Arc;
+
+use vkskin::anim::{LocalToModelJob, PaletteHierarchy, PaletteReport, Transform};
+use vkskin::assets::{Bounds, Model};
+use vkskin::glam::{Affine3A, Mat4};
+use vkskin::gpu::{vk, Device, GpuError, ShaderSources};
+use vkskin::mesh::{normalize_influences, SkinnedMesh};
+use vkskin::render::JointMarkers;
+use vkskin::skin::{
+    Batch, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath, SkinPathConfig,
+};
+
+use crate::{BOUNDS_SAMPLES, LIGHT};
+
+const MARKER: [f32; 4] = [1.0, 0.45, 0.15, 1.0];
+
+/// How a scene draws.
+#[derive(Clone, Debug)]
+pub struct SceneDesc {
+    pub color_format: vk::Format,
+    pub depth_format: vk::Format,
+    pub frames_in_flight: usize,
+    /// Build wireframe pipelines and joint markers (the window's extras).
+    pub extras: bool,
+}
+
+/// The longest skin's palette (at least 1): what `skin::auto` is asked about.
+pub fn palette_bones(model: &Model) -> usize {
+    model
+        .skins
+        .iter()
+        .map(|s| s.len())
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// A model ready to draw through one skinning path.
+pub struct Scene {
+    device: Arc<Device>,
+    pub model: Model,
+    /// The model's animated bounds (what the camera frames).
+    pub bounds: Bounds,
+    desc: SceneDesc,
+    path: SkinPath,
+    meshes: Vec<PreparedMesh>,
+    hierarchies: Vec<PaletteHierarchy>,
+    /// Influences per vertex the meshes were prepared with (`None`: as
+    /// loaded).
+    influences: Option<usize>,
+    frame_sets: FrameSets,
+    batches: Vec<Option<Batch>>,
+    tints: Vec<[f32; 4]>,
+    /// Model matrix of every joint for the current pose.
+    pub joints: Vec<Affine3A>,
+    skins: Vec<Vec<Affine3A>>,
+    markers: Option<JointMarkers>,
+    /// What the encoding could not keep in the last frame's palettes.
+    pub report: PaletteReport,
+}
+
+fn gpu(e: GpuError) -> String {
+    e.to_string()
+}
+
+impl Scene {
+    /// Prepares `model` on the path named `path` (default: `skin::auto`'s
+    /// choice for the longest skin and one instance).
+    pub fn new(
+        device: &Arc<Device>,
+        model: Model,
+        path: Option<&str>,
+        desc: SceneDesc,
+    ) -> Result<Self, String> {
+        let name = model.name.clone();
+        let bounds = model
+            .animated_bounds(BOUNDS_SAMPLES)
+            .map_err(|e| format!("{name}: bounds: {e}"))?;
+        let path_desc = match path {
+            Some(p) => vkskin::skin::find(p).ok_or_else(|| {
+                format!(
+                    "unknown skinning path {p:?}; paths: {}",
+                    vkskin::skin::registry::names()
+                )
+            })?,
+            None => vkskin::skin::auto(device, palette_bones(&model), 1).0,
+        };
+        let hierarchies = model
+            .skins
+            .iter()
+            .map(|s| PaletteHierarchy::new(s, &model.skeleton))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{name}: {e}"))?;
+        let (path, meshes) = build_path(device, &desc, path_desc, &model, &hierarchies, None)?;
+        let frame_sets = FrameSets::new(device, desc.frames_in_flight).map_err(gpu)?;
+        let markers = if desc.extras {
+            Some(
+                JointMarkers::new(
+                    device,
+                    &ShaderSources::embedded(),
+                    desc.color_format,
+                    desc.depth_format,
+                )
+                .map_err(gpu)?,
+            )
+        } else {
+            None
+        };
+        let tints = model
+            .meshes
+            .iter()
+            .map(|m| {
+                m.material
+                    .and_then(|i| model.materials.get(i))
+                    .map_or([1.0; 4], |mat| mat.base_color.to_array())
+            })
+            .collect();
+        let skins = model
+            .skins
+            .iter()
+            .map(|s| vec![Affine3A::IDENTITY; s.len()])
+            .collect();
+        Ok(Self {
+            device: device.clone(),
+            bounds,
+            desc,
+            path,
+            batches: vec![None; meshes.len()],
+            meshes,
+            hierarchies,
+            influences: None,
+            frame_sets,
+            tints,
+            joints: model.skeleton.bind_model(),
+            skins,
+            markers,
+            report: PaletteReport::default(),
+            model,
+        })
+    }
+
+    pub fn path(&self) -> &'static PathDesc {
+        self.path.desc()
+    }
+
+    pub fn frames_in_flight(&self) -> usize {
+        self.desc.frames_in_flight
+    }
+
+    /// Influence slots per vertex as loaded (the most any mesh has).
+    pub fn loaded_influences(&self) -> usize {
+        self.model
+            .meshes
+            .iter()
+            .map(|m| m.influences.per_vertex)
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Influences the meshes are drawn with now.
+    pub fn influences(&self) -> usize {
+        self.influences.unwrap_or_else(|| self.loaded_influences())
+    }
+
+    pub fn gpu_vertices(&self) -> usize {
+        self.meshes
+            .iter()
+            .map(|m| m.gpu_vertex_count() as usize)
+            .sum()
+    }
+
+    pub fn draw_parts(&self) -> usize {
+        self.meshes.iter().map(|m| m.parts().len()).sum()
+    }
+
+    /// Switches to `desc`; on failure (a mesh the path cannot serve) the
+    /// current path stays and the error says why.
+    pub fn set_path(&mut self, desc: &'static PathDesc) -> Result<(), String> {
+        let (path, meshes) = build_path(
+            &self.device,
+            &self.desc,
+            desc,
+            &self.model,
+            &self.hierarchies,
+            self.influences,
+        )?;
+        // The old path and meshes retire once the frames that used them have.
+        self.path = path;
+        self.meshes = meshes;
+        self.batches.fill(None);
+        Ok(())
+    }
+
+    /// Re-prepares the meshes keeping at most `k` influences per vertex
+    /// (`None`: as loaded).
+    pub fn set_influences(&mut self, k: Option<usize>) -> Result<(), String> {
+        let k = k.map(|k| k.clamp(1, self.loaded_influences()));
+        let k = k.filter(|&k| k != self.loaded_influences());
+        let (path, meshes) = build_path(
+            &self.device,
+            &self.desc,
+            self.path.desc(),
+            &self.model,
+            &self.hierarchies,
+            k,
+        )?;
+        self.path = path;
+        self.meshes = meshes;
+        self.batches.fill(None);
+        self.influences = k;
+        Ok(())
+    }
+
+    /// Rebuilds the per-frame storage for `n` frames in flight. The caller
+    /// has idled the device.
+    pub fn set_frames_in_flight(&mut self, n: usize) -> Result<(), String> {
+        let mut desc = self.desc.clone();
+        desc.frames_in_flight = n;
+        let (path, meshes) = build_path(
+            &self.device,
+            &desc,
+            self.path.desc(),
+            &self.model,
+            &self.hierarchies,
+            self.influences,
+        )?;
+        let frame_sets = FrameSets::new(&self.device, n).map_err(gpu)?;
+        self.path = path;
+        self.meshes = meshes;
+        self.frame_sets = frame_sets;
+        self.batches.fill(None);
+        self.desc = desc;
+        Ok(())
+    }
+
+    /// Poses the skeleton with `locals`: joint model matrices and every
+    /// skin's palette.
+    pub fn pose(&mut self, locals: &[Transform]) -> Result<(), String> {
+        let name = &self.model.name;
+        LocalToModelJob::full(&self.model.skeleton, locals, &mut self.joints)
+            .run()
+            .map_err(|e| format!("{name}: {e}"))?;
+        for (skin, out) in self.model.skins.iter().zip(&mut self.skins) {
+            skin.skin_matrices(&self.joints, out)
+                .map_err(|e| format!("{name}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Writes frame `frame`'s palettes, instance records and uniforms (its
+    /// previous submission has finished).
+    pub fn update(&mut self, frame: usize, view_proj: Mat4) -> Result<(), String> {
+        self.path.begin_frame(frame).map_err(gpu)?;
+        let mut report = PaletteReport::default();
+        for (i, mesh) in self.meshes.iter().enumerate() {
+            let skin = &self.skins[self.model.meshes[i].skin];
+            let tint = self.tints[i];
+            let mut writer = self.path.batch(frame, mesh, 1).map_err(gpu)?;
+            self.batches[i] = Some(writer.batch());
+            let r = writer
+                .write_all(|_| (skin.as_slice(), Affine3A::IDENTITY, tint))
+                .map_err(gpu)?;
+            report.merge(&r);
+        }
+        self.report = report;
+        self.frame_sets
+            .write(
+                frame,
+                &FrameUniforms {
+                    view_proj: view_proj.to_cols_array_2d(),
+                    color: [1.0; 4],
+                    light: LIGHT,
+                },
+            )
+            .map_err(gpu)
+    }
+
+    fn batch_list(&self) -> Result<Vec<(&Batch, &PreparedMesh)>, String> {
+        self.batches
+            .iter()
+            .zip(&self.meshes)
+            .map(|(b, m)| {
+                b.as_ref()
+                    .map(|b| (b, m))
+                    .ok_or_else(|| "Scene::record before Scene::update".to_string())
+            })
+            .collect()
+    }
+
+    /// Records what precedes the rendering scope (GPU timer, compute
+    /// skinning).
+    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        let list = self.batch_list()?;
+        self.path.prepass(cmd, frame, &list).map_err(gpu)
+    }
+
+    /// Records the meshes inside a rendering scope (any number of passes).
+    pub fn record(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: usize,
+        wireframe: bool,
+    ) -> Result<(), String> {
+        let polygon = if wireframe && self.wireframe_available() {
+            vk::PolygonMode::LINE
+        } else {
+            vk::PolygonMode::FILL
+        };
+        for (b, m) in self.batch_list()? {
+            self.path
+                .record_draw(cmd, frame, &self.frame_sets, b, m, polygon, None)
+                .map_err(gpu)?;
+        }
+        Ok(())
+    }
+
+    pub fn wireframe_available(&self) -> bool {
+        self.desc.extras && self.device.features().fill_mode_non_solid
+    }
+
+    /// Records a cross at every joint (the skeleton overlay's markers).
+    pub fn record_markers(&self, cmd: vk::CommandBuffer, view_proj: Mat4) {
+        if let Some(m) = &self.markers {
+            let size = (self.bounds.diagonal() * 0.015).max(1e-3);
+            m.record(cmd, view_proj, &self.joints, size, MARKER);
+        }
+    }
+
+    /// Records the GPU timer's end.
+    pub fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        self.path.finish(cmd, frame).map_err(gpu)
+    }
+
+    /// GPU milliseconds of the path's work in slot `frame`'s last use.
+    pub fn gpu_ms(&self, frame: usize) -> Option<f64> {
+        self.path.gpu_ms(frame)
+    }
+}
+
+/// A new path and every mesh prepared for it (with at most `influences`
+/// per vertex when given).
+fn build_path(
+    device: &Arc<Device>,
+    desc: &SceneDesc,
+    path_desc: &'static PathDesc,
+    model: &Model,
+    hierarchies: &[PaletteHierarchy],
+    influences: Option<usize>,
+) -> Result<(SkinPath, Vec<PreparedMesh>), String> {
+    let mut cfg = SkinPathConfig::new(desc.color_format, desc.depth_format, desc.frames_in_flight);
+    cfg.wireframe = desc.extras && device.features().fill_mode_non_solid;
+    let mut path = SkinPath::new(device, path_desc, cfg).map_err(gpu)?;
+    let mut meshes = Vec::with_capacity(model.meshes.len());
+    for mesh in &model.meshes {
+        let hierarchy = hierarchies.get(mesh.skin).ok_or_else(|| {
+            format!(
+                "{}: mesh {:?} names skin {} of {}",
+                model.name,
+                mesh.name,
+                mesh.skin,
+                hierarchies.len()
+            )
+        })?;
+        let reduced;
+        let source: &SkinnedMesh = match influences {
+            Some(k) if k < mesh.influences.per_vertex => {
+                let (inf, _) = normalize_influences(&mesh.influences, k, 0);
+                reduced = SkinnedMesh {
+                    influences: inf,
+                    ..mesh.clone()
+                };
+                &reduced
+            }
+            _ => mesh,
+        };
+        meshes.push(path.prepare(source, hierarchy).map_err(gpu)?);
+    }
+    Ok((path, meshes))
+}

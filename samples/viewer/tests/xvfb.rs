@@ -1,0 +1,252 @@
+//! The built viewer in a real window under Xvfb, with a real swapchain:
+//! 300 frames on the built-in character and on tiny.x, CesiumMan.glb and
+//! Fox.glb, driven by `--script` through a resize, a minimise (zero extent)
+//! and restore, a path switch, a clip crossfade, the skeleton overlay,
+//! wireframe, frames in flight, influences, vsync off and a screenshot;
+//! validation forced on (`VKSKIN_VALIDATION=1`: the binary exits non-zero
+//! on any validation warning or error, teardown included). Also: a
+//! malformed file shows its error and the viewer goes on.
+//!
+//! Without Xvfb the tests are skipped with a notice, except under
+//! `CI=true`, where that is a failure; likewise the shared assets.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// `$VKSKIN_ASSETS`, else `shared/assets` beside the repository; `None`
+/// with a notice when absent (a failure under `CI=true`).
+fn asset(rel: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os("VKSKIN_ASSETS") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+    };
+    let path = dir.join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    if ci() {
+        panic!(
+            "CI=true but {} is missing (set VKSKIN_ASSETS)",
+            path.display()
+        );
+    }
+    eprintln!(
+        "NOTICE: skipping: {} not found (set VKSKIN_ASSETS)",
+        path.display()
+    );
+    None
+}
+
+struct Run {
+    status: std::process::ExitStatus,
+    out: String,
+    err: String,
+}
+
+fn run_viewer(display: &str, args: &[&str], limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_viewer"))
+        .args(args)
+        .env("DISPLAY", display)
+        .env("VKSKIN_VALIDATION", "1")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running the viewer");
+    // Drain the pipes on threads so a chatty run cannot block on them.
+    let mut so = child.stdout.take().expect("stdout");
+    let mut se = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = so.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = se.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for the viewer") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the viewer did not finish {args:?} in {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Run {
+        status,
+        out: out.join().unwrap_or_default(),
+        err: err.join().unwrap_or_default(),
+    }
+}
+
+fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut r = dec.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// 300 frames of the scripted session on `file` (None: built-in).
+fn scripted_session(file: Option<&Path>, tag: &str) {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
+        return;
+    };
+    let display = xvfb.display.clone();
+    let shot = std::env::temp_dir().join(format!("vkskin-viewer-{tag}-{}.png", std::process::id()));
+    let _ = std::fs::remove_file(&shot);
+    let script = format!(
+        "20:resize 400x300; 40:minimise; 60:restore; 80:path dq-ssbo; \
+         100:crossfade next 0.5; 120:skeleton; 125:names; 130:wireframe; \
+         150:frames-in-flight 3; 170:influences 2; 190:vsync off; \
+         210:screenshot {}; 230:wireframe off; 240:frames-in-flight 1; \
+         250:resize 320x240; 270:path 4x3-ssbo",
+        shot.display()
+    );
+    let mut args = vec!["--size", "320x240", "--frames", "300", "--script", &script];
+    let file_arg;
+    if let Some(f) = file {
+        file_arg = f.to_string_lossy().into_owned();
+        args.insert(0, &file_arg);
+    }
+    let r = run_viewer(&display, &args, Duration::from_secs(300));
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
+    assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
+    assert!(
+        !r.err.contains("validation layer reported"),
+        "validation messages\n{ctx}"
+    );
+    // Every pass of the loop counted; the minimised ones were skipped, so
+    // the zero-extent path ran.
+    let line = r
+        .out
+        .lines()
+        .find(|l| l.contains("300 frame(s):"))
+        .unwrap_or_else(|| panic!("no summary line\n{ctx}"));
+    let num = |key: &str| -> u64 {
+        line.split(key)
+            .next()
+            .and_then(|s| s.rsplit(' ').find(|w| !w.is_empty()))
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no {key:?} in {line:?}"))
+    };
+    let skipped = num(" skipped");
+    let presented = num(" presented");
+    assert_eq!(presented + skipped, 300, "{line}");
+    assert!(
+        skipped >= 10,
+        "only {skipped} frames skipped while minimised\n{ctx}"
+    );
+    let created: u32 = line
+        .split("swapchains created: ")
+        .nth(1)
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no swapchain count in {line:?}"));
+    // First, 400x300, restore, vsync off (new target), 320x240.
+    assert!(created >= 5, "swapchains created {created} times\n{ctx}");
+    assert!(r.out.contains("path: dq-ssbo"), "no path switch\n{ctx}");
+    assert!(
+        r.out.contains("path: 4x3-ssbo"),
+        "no second path switch\n{ctx}"
+    );
+    assert!(r.out.contains("crossfade "), "no crossfade\n{ctx}");
+    // The screenshot is the 400x300 window with its panel: many colours,
+    // not the clear colour alone.
+    let (w, h, px) = decode(&shot);
+    assert_eq!((w, h), (400, 300));
+    let clear = [15u8, 18, 23];
+    let other = px
+        .chunks(4)
+        .filter(|p| p[..3].iter().zip(clear).any(|(a, b)| a.abs_diff(b) > 6))
+        .count();
+    assert!(other > 5000, "screenshot nearly blank: {other} pixels");
+    let _ = std::fs::remove_file(&shot);
+}
+
+#[test]
+fn builtin_character_scripted_session() {
+    scripted_session(None, "builtin");
+}
+
+#[test]
+fn tiny_x_scripted_session() {
+    if let Some(f) = asset("x/tiny.x") {
+        scripted_session(Some(&f), "tiny");
+    }
+}
+
+#[test]
+fn cesium_man_scripted_session() {
+    if let Some(f) = asset("gltf/CesiumMan.glb") {
+        scripted_session(Some(&f), "cesium");
+    }
+}
+
+#[test]
+fn fox_scripted_session() {
+    if let Some(f) = asset("gltf/Fox.glb") {
+        scripted_session(Some(&f), "fox");
+    }
+}
+
+#[test]
+fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
+        return;
+    };
+    let display = xvfb.display.clone();
+    let dir = std::env::temp_dir().join(format!("vkskin-viewer-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("garbage.glb");
+    std::fs::write(&bad, b"this is not a binary glTF file at all").unwrap();
+    // A good file opened after the bad one replaces the model (when the
+    // shared assets are here).
+    let good = asset("gltf/CesiumMan.glb");
+    let mut script = format!("5:open {}; 10:path 4x3-texel", bad.display());
+    if let Some(g) = &good {
+        script += &format!("; 12:open {}; 15:crossfade #0 0.2", g.display());
+    }
+    let bad_arg = bad.to_string_lossy().into_owned();
+    let r = run_viewer(
+        &display,
+        &[
+            &bad_arg, "--size", "320x240", "--frames", "20", "--script", &script,
+        ],
+        Duration::from_secs(120),
+    );
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
+    assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
+    // Once at start (then the built-in character), once when opened.
+    let reports = r.err.matches("garbage.glb").count();
+    assert!(
+        reports >= 2,
+        "the loader's error was not shown twice\n{ctx}"
+    );
+    assert!(
+        r.out.contains("path: 4x3-texel"),
+        "the viewer did not go on\n{ctx}"
+    );
+    assert!(r.out.contains("20 frame(s): 20 presented"), "{ctx}");
+    if good.is_some() {
+        assert!(
+            r.out.contains("opened ") && r.out.contains("CesiumMan.glb (22 joints"),
+            "{ctx}"
+        );
+        // The path chosen before stays when it can serve the new model.
+        assert!(!r.err.contains("cannot serve"), "{ctx}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
