@@ -7,7 +7,8 @@
 //!
 //! `cargo bench -p vkskin --no-default-features --bench anim` runs criterion
 //! (elements = joints or vertices) and then prints a summary table in ns per
-//! joint / per vertex beside the targets, also written to
+//! joint / per vertex (and the bench clip's bytes per joint) beside the
+//! targets, also written to
 //! `target/anim-bench.csv` (`docs/plot_anim_bench.py` draws it).
 //! `ANIM_BENCH_SUMMARY_ONLY=1` skips criterion and prints the summary only;
 //! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it.
@@ -193,7 +194,7 @@ struct Skinning {
     joints4: Vec<u16>,
     weights4: Vec<f32>,
     joints1: Vec<u16>,
-    weights1: Vec<f32>,
+    no_weights: Vec<f32>,
     out_p: Vec<Vec3>,
     out_n: Vec<Vec3>,
 }
@@ -244,7 +245,7 @@ impl Skinning {
                 })
                 .collect(),
             joints1: (0..n).map(|_| rng.gen_range(0..PALETTE as u16)).collect(),
-            weights1: vec![1.0; n],
+            no_weights: Vec::new(),
             joints4,
             weights4,
             out_p: vec![Vec3::ZERO; n],
@@ -256,7 +257,8 @@ impl Skinning {
         let (joints, weights) = if k == 4 {
             (&self.joints4, &self.weights4)
         } else {
-            (&self.joints1, &self.weights1)
+            // One influence: no weights (each is 1), as ozz reads k - 1.
+            (&self.joints1, &self.no_weights)
         };
         let (normals, out_normals): (&[Vec3], &mut [Vec3]) = if with_normals {
             (&self.normals, &mut self.out_n)
@@ -299,8 +301,7 @@ struct Poses {
     b: Vec<Transform>,
     out: Vec<Transform>,
     models: Vec<Affine3A>,
-    skin: Skin,
-    skin_mats: Vec<Affine3A>,
+    palette_skin: PaletteSkin,
     rows: Vec<Affine4x3>,
 }
 
@@ -317,9 +318,8 @@ impl Poses {
         let mut p = Self {
             out: vec![Transform::IDENTITY; n],
             models: vec![Affine3A::IDENTITY; n],
-            skin_mats: vec![Affine3A::IDENTITY; n],
             rows: vec![Affine4x3::default(); n],
-            skin,
+            palette_skin: PaletteSkin::new(&skin).expect("palette skin"),
             skeleton,
             a,
             b,
@@ -346,8 +346,7 @@ impl Poses {
         black_box(&self.out);
     }
     fn palette(&mut self) {
-        let r = self.skin.skin_matrices(&self.models, &mut self.skin_mats);
-        encode_4x3(&self.skin_mats, &mut self.rows);
+        let r = self.palette_skin.palette_4x3(&self.models, &mut self.rows);
         black_box(r.is_ok());
         black_box(&self.rows);
     }
@@ -428,39 +427,34 @@ struct Row {
     chain64: f64,
     chain256: f64,
     target: Option<f64>,
-    ozz: Option<f64>,
 }
 
 fn summary() {
     let only = std::env::var("ANIM_BENCH_ONLY").unwrap_or_default();
     let wanted = |what: &str| only.is_empty() || what.contains(only.as_str());
     let mut rows: Vec<Row> = Vec::new();
-    let mut joint_row = |what: &str,
-                         target: Option<f64>,
-                         ozz: Option<f64>,
-                         mut f: Box<dyn FnMut(Shape, usize) -> f64>| {
-        if !wanted(what) {
-            return;
-        }
-        rows.push(Row {
-            what: what.into(),
-            unit: "ns/joint",
-            tree64: f(Shape::Tree, 64),
-            tree256: f(Shape::Tree, 256),
-            chain64: f(Shape::Chain, 64),
-            chain256: f(Shape::Chain, 256),
-            target,
-            ozz,
-        });
-    };
-    for (name, interp, shared, seek, target, ozz) in [
+    let mut joint_row =
+        |what: &str, target: Option<f64>, mut f: Box<dyn FnMut(Shape, usize) -> f64>| {
+            if !wanted(what) {
+                return;
+            }
+            rows.push(Row {
+                what: what.into(),
+                unit: "ns/joint",
+                tree64: f(Shape::Tree, 64),
+                tree256: f(Shape::Tree, 256),
+                chain64: f(Shape::Chain, 64),
+                chain256: f(Shape::Chain, 256),
+                target,
+            });
+        };
+    for (name, interp, shared, seek, target) in [
         (
             "sample LINEAR, cached",
             Interpolation::Linear,
             true,
             false,
             Some(8.0),
-            Some(11.1),
         ),
         (
             "sample SQUAD, cached",
@@ -468,7 +462,6 @@ fn summary() {
             true,
             false,
             Some(16.0),
-            None,
         ),
         (
             "sample LINEAR, random seek",
@@ -476,7 +469,6 @@ fn summary() {
             true,
             true,
             Some(40.0),
-            Some(59.9),
         ),
         (
             "sample SQUAD, random seek",
@@ -484,7 +476,6 @@ fn summary() {
             true,
             true,
             Some(40.0),
-            None,
         ),
         (
             "sample LINEAR, cached, unshared key times",
@@ -492,7 +483,6 @@ fn summary() {
             false,
             false,
             Some(8.0),
-            Some(11.1),
         ),
         (
             "sample SQUAD, cached, unshared key times",
@@ -500,7 +490,6 @@ fn summary() {
             false,
             false,
             Some(16.0),
-            None,
         ),
         (
             "sample LINEAR, random seek, unshared key times",
@@ -508,13 +497,11 @@ fn summary() {
             false,
             true,
             Some(40.0),
-            Some(59.9),
         ),
     ] {
         joint_row(
             name,
             target,
-            ozz,
             Box::new(move |shape, n| {
                 let mut s = Sampler::new(clip(&skeleton(shape, n), interp, shared, 7));
                 per_element(n, || s.step(seek))
@@ -524,7 +511,6 @@ fn summary() {
     joint_row(
         "local-to-model",
         Some(4.0),
-        Some(6.1),
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
             per_element(n, || p.l2m())
@@ -533,7 +519,6 @@ fn summary() {
     joint_row(
         "two-layer blend",
         Some(2.0),
-        Some(1.95),
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
             per_element(n, || p.blend())
@@ -542,29 +527,40 @@ fn summary() {
     joint_row(
         "palette (skin matrices + 4x3)",
         None,
-        None,
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
             per_element(n, || p.palette())
         }),
     );
+    // Bytes the bench clip holds (linear, seed 7), per joint, for each
+    // shape: ozz-bench prints `Animation::size()` under the same names.
+    for (name, shared) in [
+        ("clip memory", true),
+        ("clip memory, unshared key times", false),
+    ] {
+        if !wanted(name) {
+            continue;
+        }
+        let per_joint = |shape: Shape, n: usize| {
+            clip(&skeleton(shape, n), Interpolation::Linear, shared, 7).bytes() as f64 / n as f64
+        };
+        rows.push(Row {
+            what: name.into(),
+            unit: "B/joint",
+            tree64: per_joint(Shape::Tree, 64),
+            tree256: per_joint(Shape::Tree, 256),
+            chain64: per_joint(Shape::Chain, 64),
+            chain256: per_joint(Shape::Chain, 256),
+            target: None,
+        });
+    }
     let mut sk = Skinning::new();
-    for (name, target, ozz, which) in [
-        (
-            "LBS, 4 influences, positions + normals",
-            Some(3.5),
-            Some(4.98),
-            0,
-        ),
-        (
-            "LBS, 1 influence, positions + normals",
-            Some(2.0),
-            Some(2.08),
-            1,
-        ),
-        ("DQS, 4 influences, positions + normals", None, None, 2),
-        ("LBS, 4 influences, positions only", None, None, 3),
-        ("LBS, 1 influence, positions only", None, None, 4),
+    for (name, target, which) in [
+        ("LBS, 4 influences, positions + normals", Some(3.5), 0),
+        ("LBS, 1 influence, positions + normals", Some(2.0), 1),
+        ("DQS, 4 influences, positions + normals", None, 2),
+        ("LBS, 4 influences, positions only", None, 3),
+        ("LBS, 1 influence, positions only", None, 4),
     ] {
         if !wanted(name) {
             continue;
@@ -584,7 +580,6 @@ fn summary() {
             chain64: f64::NAN,
             chain256: f64::NAN,
             target,
-            ozz,
         });
     }
     let fmt = |x: f64| {
@@ -596,31 +591,29 @@ fn summary() {
     };
     let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
     println!();
-    println!("| workload | unit | tree 64 | tree 256 | chain 64 | chain 256 | target | ozz 0.16 |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let mut csv = String::from("workload,unit,tree64,tree256,chain64,chain256,target,ozz\n");
+    println!("| workload | unit | tree 64 | tree 256 | chain 64 | chain 256 | target |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let mut csv = String::from("workload,unit,tree64,tree256,chain64,chain256,target\n");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             r.what,
             r.unit,
             fmt(r.tree64),
             fmt(r.tree256),
             fmt(r.chain64),
             fmt(r.chain256),
-            opt(r.target),
-            opt(r.ozz)
+            opt(r.target)
         );
         csv += &format!(
-            "\"{}\",{},{},{},{},{},{},{}\n",
+            "\"{}\",{},{},{},{},{},{}\n",
             r.what,
             r.unit,
             r.tree64,
             r.tree256,
             r.chain64,
             r.chain256,
-            r.target.map_or(String::new(), |v| v.to_string()),
-            r.ozz.map_or(String::new(), |v| v.to_string())
+            r.target.map_or(String::new(), |v| v.to_string())
         );
     }
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/anim-bench.csv");

@@ -609,6 +609,74 @@ impl Clip {
     pub fn timeline_count(&self) -> usize {
         self.timelines.len()
     }
+
+    /// Bytes the clip holds: the struct and every buffer it owns, counted
+    /// by capacity (sampling layouts, the rest pose, the name and the track
+    /// list for tools), as ozz's `Animation::size()` counts its own. The
+    /// anim bench prints it per joint (`clip memory` rows).
+    pub fn bytes(&self) -> usize {
+        fn v<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let timelines: usize = self
+            .timelines
+            .iter()
+            .map(|t| v(&t.times) + v(&t.inv_span))
+            .sum();
+        let vec3: usize = self
+            .vec3_batches
+            .iter()
+            .map(|b| v(&b.joints) + v(&b.data))
+            .sum();
+        let quat: usize = self
+            .quat_batches
+            .iter()
+            .map(|b| {
+                v(&b.joints)
+                    + v(&b.keys)
+                    + v(&b.angles)
+                    + v(&b.squad)
+                    + v(&b.squad_clamped)
+                    + v(&b.cubic)
+                    + v(&b.squad_soa)
+                    + v(&b.squad_clamped_soa)
+                    + v(&b.linear_soa_keys)
+                    + v(&b.linear_soa_angles)
+            })
+            .sum();
+        let matrix: usize = self
+            .matrix_batches
+            .iter()
+            .map(|b| v(&b.joints) + v(&b.keys))
+            .sum();
+        let sv = &self.solo_vec3;
+        let solo_vec3 =
+            v(&sv.joints) + v(&sv.fields) + v(&sv.timelines) + v(&sv.offsets) + v(&sv.keys);
+        let sq = &self.solo_quat;
+        let solo_quat = v(&sq.joints)
+            + v(&sq.squad)
+            + v(&sq.timelines)
+            + v(&sq.offsets)
+            + v(&sq.keys)
+            + v(&sq.angles)
+            + v(&sq.spans)
+            + v(&sq.clamped);
+        std::mem::size_of::<Self>()
+            + self.name.capacity()
+            + v(&self.tracks)
+            + v(&self.rest)
+            + v(&self.rest_joints)
+            + v(&self.timelines)
+            + timelines
+            + v(&self.vec3_batches)
+            + vec3
+            + v(&self.quat_batches)
+            + quat
+            + v(&self.matrix_batches)
+            + matrix
+            + solo_vec3
+            + solo_quat
+    }
 }
 
 fn track_infos(raw: &RawClip) -> Vec<TrackInfo> {
@@ -943,5 +1011,61 @@ mod tests {
         assert_eq!((infos[0].start, infos[0].end), (0.5, 2.0));
         assert_eq!(infos[0].interpolation, Interpolation::Squad);
         assert_eq!(clip.duration(), 3.0);
+    }
+
+    /// `bytes` grows with the keys and counts at least the key values
+    /// themselves (30 keys of translation, rotation and scale: 40 bytes a
+    /// key) and the key times.
+    #[test]
+    fn bytes_count_what_the_clip_holds() {
+        let joints = 16;
+        let (skeleton, _) = Skeleton::new(
+            (0..joints).map(|i| format!("j{i}")).collect(),
+            &(0..joints)
+                .map(|i| if i == 0 { None } else { Some(i - 1) })
+                .collect::<Vec<_>>(),
+            vec![Transform::IDENTITY; joints],
+        )
+        .unwrap();
+        let clip = |keys: usize, shared: bool| {
+            let tracks = (0..joints)
+                .map(|j| {
+                    let times = |c: usize| -> Vec<f32> {
+                        let o = if shared {
+                            0.0
+                        } else {
+                            (j * 3 + c) as f32 * 1e-3
+                        };
+                        (0..keys).map(|k| k as f32 / keys as f32 + o).collect()
+                    };
+                    let mut t = RawJointTrack::new(j);
+                    t.translation =
+                        RawTrack::new(Interpolation::Linear, times(0), vec![Vec3::X; keys]);
+                    t.rotation = RawTrack::new(
+                        Interpolation::Linear,
+                        times(1),
+                        (0..keys).map(|k| Quat::from_rotation_y(k as f32)).collect(),
+                    );
+                    t.scale = RawTrack::new(Interpolation::Linear, times(2), vec![Vec3::ONE; keys]);
+                    t
+                })
+                .collect();
+            let raw = RawClip {
+                name: "memory".into(),
+                duration: 1.0,
+                tracks,
+            };
+            Clip::build(&raw, &skeleton).unwrap()
+        };
+        let small = clip(10, true).bytes();
+        let big = clip(30, true).bytes();
+        let unshared = clip(30, false).bytes();
+        assert!(big > small, "{big} > {small}");
+        assert!(big >= joints * 30 * 40 + 30 * 4, "{big}");
+        // Unshared: a timeline per track, 3 per joint, 30 times each.
+        assert!(
+            unshared >= joints * 30 * 40 + 3 * joints * 30 * 4,
+            "{unshared}"
+        );
     }
 }

@@ -44,6 +44,6 @@ pub use palette::{
 pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
-pub use skin::Skin;
+pub use skin::{PaletteSkin, Skin};
 pub use skinning::{DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob};
 pub use transform::Transform;

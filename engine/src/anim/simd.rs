@@ -91,7 +91,7 @@ pub(crate) mod x86 {
     use glam::{Affine3A, Mat3A, Quat, Vec3};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
-    use crate::anim::{DualQuat, Transform, NO_PARENT};
+    use crate::anim::{Affine4x3, DualQuat, Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
     /// four `__m128` (every lane initialised), so two unaligned 256-bit
@@ -258,6 +258,9 @@ pub(crate) mod x86 {
     /// and its normalisation, which then cost a few lanes each. The last
     /// vertices (fewer than eight) go one at a time.
     ///
+    /// With `K == 1` and no weights (validated: each weight 1) the
+    /// matrices are used as they are, no weight read or multiplied.
+    ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
     /// `skinning::validate_streams` (every joint index inside `skin`,
@@ -274,11 +277,16 @@ pub(crate) mod x86 {
     ) {
         let n = positions.len();
         let with_normals = !normals.is_empty();
+        // Validated: no weights only with one influence, each weight 1.
+        let weighted = !weights.is_empty();
         let sp = skin.as_ptr();
         let mut block = Block([[0.0; 16]; 8]);
         let blend = |v: usize| -> (__m256, __m256) {
             unsafe {
                 let js = joints.as_ptr().add(v * K);
+                if K == 1 && !weighted {
+                    return load_affine(sp.add(*js as usize));
+                }
                 let ws = weights.as_ptr().add(v * K);
                 let (a, b) = load_affine(sp.add(*js as usize));
                 let w = _mm256_broadcast_ss(&*ws);
@@ -308,15 +316,20 @@ pub(crate) mod x86 {
                         let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
                         soa3_from(l(0), l(1), l(2), l(3))
                     };
-                    let w = _mm256_loadu_ps(weights.as_ptr().add(base));
-                    let sc = |(x, y, z): (__m256, __m256, __m256)| {
-                        [
-                            _mm256_mul_ps(x, w),
-                            _mm256_mul_ps(y, w),
-                            _mm256_mul_ps(z, w),
-                        ]
-                    };
-                    (sc(col(0)), sc(col(1)), sc(col(2)), sc(col(3)))
+                    if weighted {
+                        let w = _mm256_loadu_ps(weights.as_ptr().add(base));
+                        let sc = |(x, y, z): (__m256, __m256, __m256)| {
+                            [
+                                _mm256_mul_ps(x, w),
+                                _mm256_mul_ps(y, w),
+                                _mm256_mul_ps(z, w),
+                            ]
+                        };
+                        (sc(col(0)), sc(col(1)), sc(col(2)), sc(col(3)))
+                    } else {
+                        let a = |(x, y, z): (__m256, __m256, __m256)| [x, y, z];
+                        (a(col(0)), a(col(1)), a(col(2)), a(col(3)))
+                    }
                 } else {
                     for (i, row) in block.0.iter_mut().enumerate() {
                         let (acc0, acc1) = blend(base + i);
@@ -403,6 +416,113 @@ pub(crate) mod x86 {
                     let t = _mm_fmadd_ps(z, _mm_set1_ps(nn.z), t);
                     store3(out_normals, v, normalize3(t));
                 }
+            }
+        }
+    }
+
+    /// The 4x3 palette: for every k, the skinning matrix
+    /// `model[joints[k]] * inverse_bind[k]` written as three rows
+    /// `[c0[i], c1[i], c2[i], t[i]]` straight into `out[k]`, with no
+    /// intermediate matrix: the product's four columns from the model's
+    /// columns and scalars broadcast from memory (the translation's add
+    /// last, as in the scalar `m3 * t + t`), then a 4x4 transpose without
+    /// its last row. ([`palette_rows_4x3`], from inverse binds stored as
+    /// rows, needs no transpose.)
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `joints`, `inverse_bind` and `out` have one
+    /// length and every `joints[k] < model.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn palette_4x3(
+        model: &[Affine3A],
+        joints: &[u16],
+        inverse_bind: &[Affine3A],
+        out: &mut [Affine4x3],
+    ) {
+        unsafe {
+            let mp = model.as_ptr() as *const f32;
+            let ip = inverse_bind.as_ptr() as *const f32;
+            let op = out.as_mut_ptr() as *mut f32;
+            for k in 0..joints.len() {
+                let m = mp.add(*joints.get_unchecked(k) as usize * 16);
+                let (c0, c1, c2, t) = (
+                    _mm_loadu_ps(m),
+                    _mm_loadu_ps(m.add(4)),
+                    _mm_loadu_ps(m.add(8)),
+                    _mm_loadu_ps(m.add(12)),
+                );
+                let i = ip.add(k * 16);
+                // Column j of the product: broadcasts straight from memory.
+                let col = |j: usize| {
+                    let acc = _mm_mul_ps(c0, _mm_broadcast_ss(&*i.add(j * 4)));
+                    let acc = _mm_fmadd_ps(c1, _mm_broadcast_ss(&*i.add(j * 4 + 1)), acc);
+                    _mm_fmadd_ps(c2, _mm_broadcast_ss(&*i.add(j * 4 + 2)), acc)
+                };
+                let (p0, p1, p2) = (col(0), col(1), col(2));
+                let p3 = _mm_add_ps(col(3), t);
+                // Rows: a 4x4 transpose, the fourth row dropped.
+                let a = _mm_unpacklo_ps(p0, p1); // p0x p1x p0y p1y
+                let b = _mm_unpacklo_ps(p2, p3); // p2x p3x p2y p3y
+                let c = _mm_unpackhi_ps(p0, p1); // p0z p1z p0w p1w
+                let d = _mm_unpackhi_ps(p2, p3); // p2z p3z p2w p3w
+                let o = op.add(k * 12);
+                _mm_storeu_ps(o, _mm_movelh_ps(a, b));
+                _mm_storeu_ps(o.add(4), _mm_movehl_ps(b, a));
+                _mm_storeu_ps(o.add(8), _mm_movelh_ps(c, d));
+            }
+        }
+    }
+
+    /// The 4x3 palette from inverse binds stored as rows: row `i` of
+    /// `model[joints[k]] * inverse_bind[k]` is `sum_q M[i][q] * inv_row[q]`
+    /// plus `M[i][3]` in w, so every bone's rows come out of broadcasts
+    /// (straight from memory) and FMAs, with no transpose: rows 0 and 1
+    /// together in one 256-bit register, row 2 in a 128-bit one. The terms
+    /// add in the scalar product's order (columns 0, 1, 2, then the
+    /// translation).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `joints`, `inverse_rows` and `out` have
+    /// one length and every `joints[k] < model.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn palette_rows_4x3(
+        model: &[Affine3A],
+        joints: &[u16],
+        inverse_rows: &[Affine4x3],
+        out: &mut [Affine4x3],
+    ) {
+        unsafe {
+            let mp = model.as_ptr() as *const f32;
+            let ip = inverse_rows.as_ptr() as *const f32;
+            let op = out.as_mut_ptr() as *mut f32;
+            // [v.x x4 | v.y x4] from [v | v].
+            let xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+            let zero = _mm256_setzero_ps();
+            for k in 0..joints.len() {
+                let m = mp.add(*joints.get_unchecked(k) as usize * 16);
+                let i = ip.add(k * 12);
+                let both = |p: *const f32| _mm256_broadcast_ps(&*(p as *const __m128));
+                let (r0, r1, r2) = (both(i), both(i.add(4)), both(i.add(8)));
+                let acc = _mm256_mul_ps(_mm256_permutevar_ps(both(m), xy), r0);
+                let acc = _mm256_fmadd_ps(_mm256_permutevar_ps(both(m.add(4)), xy), r1, acc);
+                let acc = _mm256_fmadd_ps(_mm256_permutevar_ps(both(m.add(8)), xy), r2, acc);
+                let t = _mm256_blend_ps(zero, _mm256_permutevar_ps(both(m.add(12)), xy), 0x88);
+                let rows01 = _mm256_add_ps(acc, t);
+                let acc2 = _mm_mul_ps(_mm_broadcast_ss(&*m.add(2)), _mm256_castps256_ps128(r0));
+                let acc2 = _mm_fmadd_ps(
+                    _mm_broadcast_ss(&*m.add(6)),
+                    _mm256_castps256_ps128(r1),
+                    acc2,
+                );
+                let acc2 = _mm_fmadd_ps(
+                    _mm_broadcast_ss(&*m.add(10)),
+                    _mm256_castps256_ps128(r2),
+                    acc2,
+                );
+                let t2 = _mm_blend_ps(_mm_setzero_ps(), _mm_broadcast_ss(&*m.add(14)), 0x8);
+                let o = op.add(k * 12);
+                _mm256_storeu_ps(o, rows01);
+                _mm_storeu_ps(o.add(8), _mm_add_ps(acc2, t2));
             }
         }
     }

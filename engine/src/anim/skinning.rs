@@ -7,7 +7,9 @@ use super::{AnimError, DualQuat, QuatTranslation};
 /// CPU reference linear blend skinning of positions and (optionally) normals.
 ///
 /// Each vertex has `per_vertex` influences stored consecutively in `joints`
-/// (indices into `skin`) and `weights` (summing to one). The blended matrix
+/// (indices into `skin`) and `weights` (summing to one). With one influence
+/// per vertex `weights` may be empty: every weight is then 1 and none is
+/// read or multiplied (ozz's jobs likewise read `k - 1` weights). The blended matrix
 /// `M = sum w_k skin[j_k]` moves the position; the normal is moved by the
 /// cofactor of M's 3x3 (the inverse transpose up to scale, so non-uniform
 /// scale stays right) and renormalised.
@@ -38,6 +40,7 @@ pub(crate) fn cofactor(m: &Mat3A) -> Mat3A {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn validate_streams(
     palette_len: usize,
+    implicit_weights: bool,
     per_vertex: usize,
     joints: &[u16],
     weights: &[f32],
@@ -54,11 +57,13 @@ pub(crate) fn validate_streams(
     let nk = n
         .checked_mul(k)
         .ok_or_else(|| AnimError::InvalidJob(format!("{n} vertices of {k} influences overflow")))?;
+    // With one influence, a job that allows it takes no weights as all 1.
+    let weightless = implicit_weights && k == 1 && weights.is_empty();
     for (what, got) in [
         ("influence joints", joints.len()),
         ("influence weights", weights.len()),
     ] {
-        if got != nk {
+        if got != nk && !(weightless && what == "influence weights") {
             return Err(AnimError::LengthMismatch {
                 what,
                 expected: nk,
@@ -102,6 +107,7 @@ impl LinearBlendJob<'_> {
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_streams(
             self.skin.len(),
+            true,
             self.per_vertex,
             self.joints,
             self.weights,
@@ -172,7 +178,10 @@ pub(crate) fn lbs_fast(
     use x86::avx512::{self, Line, SoaPalette};
     let (j, w, p, n) = (joints, weights, positions, normals);
     let (op, on) = (out_positions, out_normals);
-    if tier == Tier::Avx512 && k == 1 && skin.len() <= p.len() {
+    // One influence without weights (all 1) takes the AVX2 kernel on every
+    // tier: the AVX-512 ones read weights.
+    let weighted = !w.is_empty();
+    if tier == Tier::Avx512 && weighted && k == 1 && skin.len() <= p.len() {
         if let Some(table) = SoaPalette::new(skin) {
             // SAFETY: the caller checked the tier and validate_streams; the
             // table holds the whole palette.
@@ -180,7 +189,7 @@ pub(crate) fn lbs_fast(
             return;
         }
     }
-    if tier == Tier::Avx512 && (1..=8).contains(&k) {
+    if tier == Tier::Avx512 && weighted && (1..=8).contains(&k) {
         let aligned: Vec<Line>;
         let sp = if skin.len() <= p.len() && !(skin.as_ptr() as usize).is_multiple_of(64) {
             aligned = skin.iter().map(Line::from_affine).collect();
@@ -239,11 +248,21 @@ pub(crate) fn lbs_reference(
     out_normals: &mut [Vec3],
 ) {
     let with_normals = !normals.is_empty();
+    // Validated: empty weights only with one influence, each weight 1.
+    let weightless = weights.is_empty();
     for v in 0..positions.len() {
         let js = &joints[v * k..v * k + k];
-        let ws = &weights[v * k..v * k + k];
-        let mut m3 = Mat3A::ZERO;
-        let mut t = Vec3A::ZERO;
+        let (mut m3, mut t) = if weightless {
+            let s = &skin[js[0] as usize];
+            (s.matrix3, s.translation)
+        } else {
+            (Mat3A::ZERO, Vec3A::ZERO)
+        };
+        let ws: &[f32] = if weightless {
+            &[]
+        } else {
+            &weights[v * k..v * k + k]
+        };
         for (&j, &w) in js.iter().zip(ws) {
             let s = &skin[j as usize];
             m3 += s.matrix3 * w;
@@ -280,6 +299,7 @@ impl QuatTranslationSkinningJob<'_> {
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_streams(
             self.palette.len(),
+            true,
             self.per_vertex,
             self.joints,
             self.weights,
@@ -356,6 +376,7 @@ impl DualQuatSkinningJob<'_> {
         }
         validate_streams(
             self.palette.len(),
+            false,
             self.per_vertex,
             self.joints,
             self.weights,
@@ -848,6 +869,126 @@ mod tests {
                 assert!(rp.iter().zip(&fp2).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
             }
         }
+    }
+
+    /// One influence and no weights: every weight is 1, on the scalar
+    /// definition (bit for bit) and every fast tier; other jobs and counts
+    /// still want their weights.
+    #[test]
+    fn one_influence_needs_no_weights() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(43);
+        let skin: Vec<Affine3A> = (0..30)
+            .map(|_| {
+                random_rigid(&mut rng)
+                    * Affine3A::from_scale(Vec3::new(0.5, 1.5, rng.gen_range(0.3..2.0)))
+            })
+            .collect();
+        for n in [0usize, 1, 7, 8, 45, 1000] {
+            let mut m = random_mesh(&mut rng, n, 1, 30);
+            m.weights.iter_mut().for_each(|w| *w = 1.0);
+            let run = |weights: &[f32], normals: bool| {
+                let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                let (ns, on): (&[Vec3], &mut [Vec3]) = if normals {
+                    (&m.normals, &mut nn)
+                } else {
+                    (&[], &mut [])
+                };
+                LinearBlendJob {
+                    skin: &skin,
+                    per_vertex: 1,
+                    joints: &m.joints,
+                    weights,
+                    positions: &m.positions,
+                    normals: ns,
+                    out_positions: &mut p,
+                    out_normals: on,
+                }
+                .run()
+                .unwrap();
+                (p, nn)
+            };
+            let (rp, rn) = {
+                let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_reference(
+                    &skin,
+                    1,
+                    &m.joints,
+                    &[],
+                    &m.positions,
+                    &m.normals,
+                    &mut p,
+                    &mut nn,
+                );
+                (p, nn)
+            };
+            let (wp, wn) = {
+                let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_reference(
+                    &skin,
+                    1,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut p,
+                    &mut nn,
+                );
+                (p, nn)
+            };
+            assert_eq!((&rp, &rn), (&wp, &wn), "scalar, {n} vertices");
+            for normals in [true, false] {
+                let (p, nn) = run(&[], normals);
+                for i in 0..n {
+                    assert!(p[i].abs_diff_eq(rp[i], 1e-5), "{n}: {} {}", p[i], rp[i]);
+                    if normals {
+                        assert!(nn[i].abs_diff_eq(rn[i], 1e-5), "{n}: {} {}", nn[i], rn[i]);
+                    }
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            for tier in crate::anim::simd::testable_tiers() {
+                let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                let (p, ns) = (&m.positions, &m.normals);
+                lbs_fast(tier, &skin, 1, &m.joints, &[], p, ns, &mut fp, &mut fn_);
+                for i in 0..n {
+                    assert!(fp[i].abs_diff_eq(rp[i], 1e-5), "{tier:?} {n}: {}", fp[i]);
+                    assert!(fn_[i].abs_diff_eq(rn[i], 1e-5), "{tier:?} {n}: {}", fn_[i]);
+                }
+            }
+        }
+        // Two influences, or dual quaternions, still need their weights.
+        let m = random_mesh(&mut rng, 10, 2, 30);
+        let (mut p, mut nn) = (vec![Vec3::ZERO; 10], vec![Vec3::ZERO; 10]);
+        let e = LinearBlendJob {
+            skin: &skin,
+            per_vertex: 2,
+            joints: &m.joints,
+            weights: &[],
+            positions: &m.positions,
+            normals: &m.normals,
+            out_positions: &mut p,
+            out_normals: &mut nn,
+        }
+        .run()
+        .unwrap_err();
+        assert!(e.to_string().contains("influence weights"), "{e}");
+        let dq: Vec<DualQuat> = (0..30)
+            .map(|_| DualQuat::from_rotation_translation(Quat::IDENTITY, Vec3::X))
+            .collect();
+        let e = DualQuatSkinningJob {
+            palette: &dq,
+            scale_shear: &[],
+            per_vertex: 1,
+            joints: &m.joints[..10],
+            weights: &[],
+            positions: &m.positions,
+            normals: &m.normals,
+            out_positions: &mut p,
+            out_normals: &mut nn,
+        }
+        .run()
+        .unwrap_err();
+        assert!(e.to_string().contains("influence weights"), "{e}");
     }
 
     /// One influence of weight zero, subnormal, infinite or NaN: a zero
