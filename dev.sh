@@ -63,6 +63,9 @@ case "$cmd" in
   test)
     ensure_packages
     cargo test --workspace "$@"
+    # The animation layer again on its portable scalar paths (the tested
+    # definitions the SIMD tiers are compared with run here too).
+    VKSKIN_SCALAR=1 cargo test -p vkskin --lib anim::
     ;;
   *)
     echo "usage: ./dev.sh demo [window] | ./dev.sh test" >&2

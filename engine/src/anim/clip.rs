@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::quat::{slerp_angle, squad_setup};
 use super::{AnimError, Skeleton, Transform};
@@ -131,8 +131,10 @@ pub(crate) struct Vec3Batch {
     pub joints: Vec<u16>,
     /// Step, Nearest, Linear: key `k` of track `j` at `k * tracks + j`.
     /// CubicSpline: the coefficients `c0 + c1 u + c2 u^2 + c3 u^3` of
-    /// interval `i` of track `j` at `(i * tracks + j) * 4 ..`.
-    pub data: Vec<Vec3A>,
+    /// interval `i` of track `j` at `(i * tracks + j) * 4 ..`. Twelve bytes
+    /// a value (not `Vec3A`'s sixteen): the sampler's arithmetic is the
+    /// same, the clip a quarter smaller.
+    pub data: Vec<Vec3>,
 }
 
 /// One SQUAD interval, set up once at build time: `Squad(q1, a, b, c, u)`
@@ -154,13 +156,9 @@ pub(crate) struct QuatBatch {
     pub timeline: usize,
     pub interpolation: Interpolation,
     pub joints: Vec<u16>,
-    /// Step, Nearest, Linear: key `k` of track `j` at `k * tracks + j`,
-    /// each key flipped into the previous key's hemisphere so every
-    /// interval's slerp is already the short way.
+    /// Step, Nearest: key `k` of track `j` at `k * tracks + j`. (Linear
+    /// keeps its keys only in the structure-of-arrays rows below.)
     pub keys: Vec<Quat>,
-    /// Linear: `[theta, 1/sin(theta)]` of interval `i` of track `j` at
-    /// `i * tracks + j`.
-    pub angles: Vec<[f32; 2]>,
     /// Squad, looping neighbours (seed 003): interval `i` of track `j` at
     /// `i * tracks + j`.
     pub squad: Vec<SquadSpan>,
@@ -177,10 +175,13 @@ pub(crate) struct QuatBatch {
     pub squad_soa: Vec<[f32; 8]>,
     /// The clamped first and last intervals in the same form.
     pub squad_clamped_soa: Vec<[f32; 8]>,
-    /// Linear, for the AVX2 sampler: keys in groups of eight tracks, four
-    /// rows (x, y, z, w) per group, key `k` group `g` at row
-    /// `(k * groups + g) * 4`; and `[theta, 1/sin]` rows, interval `i`
-    /// group `g` at row `(i * groups + g) * 2`.
+    /// Linear, for every sampler (eight lanes at once on AVX2, a lane at a
+    /// time otherwise): keys in groups of eight tracks, each key flipped
+    /// into the previous key's hemisphere so every interval's slerp is
+    /// already the short way, four rows (x, y, z, w) per group, key `k`
+    /// group `g` at row `(k * groups + g) * 4`; and `[theta, 1/sin(theta)]`
+    /// rows, interval `i` group `g` at row `(i * groups + g) * 2`. The last
+    /// group's unused lanes repeat its last track.
     pub linear_soa_keys: Vec<[f32; 8]>,
     pub linear_soa_angles: Vec<[f32; 8]>,
 }
@@ -240,7 +241,7 @@ pub(crate) struct SoloVec3 {
     pub timelines: Vec<u32>,
     /// First key of each track in `keys`.
     pub offsets: Vec<u32>,
-    pub keys: Vec<Vec3A>,
+    pub keys: Vec<Vec3>,
 }
 
 /// Linear and SQUAD rotation tracks in the solo layout.
@@ -250,13 +251,14 @@ pub(crate) struct SoloQuat {
     pub squad: Vec<bool>,
     pub timelines: Vec<u32>,
     /// Linear: first key in `keys` and first interval in `angles`;
-    /// Squad: first interval in `spans` (unused second offset).
+    /// Squad: first interval in `spans` and first of its two entries in
+    /// `clamped`.
     pub offsets: Vec<[u32; 2]>,
     pub keys: Vec<Quat>,
     pub angles: Vec<[f32; 2]>,
     pub spans: Vec<SquadSpan>,
-    /// Squad: the clamped first and last interval of the k-th track at
-    /// `2k` and `2k + 1` (unused entries for linear tracks).
+    /// Squad: the clamped first and last interval of each track, two
+    /// entries a track.
     pub clamped: Vec<SquadSpan>,
 }
 
@@ -503,9 +505,7 @@ impl Clip {
                     solo_vec3.fields.push(field);
                     solo_vec3.timelines.push(timeline as u32);
                     solo_vec3.offsets.push(solo_vec3.keys.len() as u32);
-                    solo_vec3
-                        .keys
-                        .extend(t.values.iter().map(|&v| Vec3A::from(v)));
+                    solo_vec3.keys.extend_from_slice(&t.values);
                 }
             } else {
                 let tl = &timelines[timeline];
@@ -519,28 +519,25 @@ impl Clip {
             let squad = interpolation == Interpolation::Squad;
             if tracks.len() < SOLO_BELOW && (squad || interpolation == Interpolation::Linear) {
                 for (joint, t) in tracks {
-                    // The batch layout of a one-track group, moved over.
-                    let one = layout_quat(timeline, interpolation, vec![(joint, t)], tl);
                     let s = &mut solo_quat;
                     s.joints.push(joint);
                     s.squad.push(squad);
                     s.timelines.push(timeline as u32);
                     if squad {
-                        s.offsets.push([s.spans.len() as u32, 0]);
+                        // The batch layout of a one-track group, moved over.
+                        let one = layout_quat(timeline, interpolation, vec![(joint, t)], tl);
+                        s.offsets
+                            .push([s.spans.len() as u32, s.clamped.len() as u32]);
                         s.spans.extend_from_slice(&one.squad);
                         s.clamped.extend_from_slice(&one.squad_clamped);
                     } else {
+                        let keys = continuous(&t.values);
                         s.offsets.push([s.keys.len() as u32, s.angles.len() as u32]);
-                        s.keys.extend_from_slice(&one.keys);
-                        s.angles.extend_from_slice(&one.angles);
-                        let filler = SquadSpan {
-                            q1: Quat::IDENTITY,
-                            c: Quat::IDENTITY,
-                            a: Quat::IDENTITY,
-                            b: Quat::IDENTITY,
-                            angles: Vec4::ZERO,
-                        };
-                        s.clamped.extend_from_slice(&[filler, filler]);
+                        s.angles.extend(keys.windows(2).map(|w| {
+                            let (theta, inv) = slerp_angle(w[0], w[1]);
+                            [theta, inv]
+                        }));
+                        s.keys.extend_from_slice(&keys);
                     }
                 }
             } else {
@@ -564,7 +561,7 @@ impl Clip {
             })
             .collect();
         let tracks = track_infos(raw);
-        Ok(Self {
+        let mut clip = Self {
             name: raw.name.clone(),
             duration,
             tracks,
@@ -576,7 +573,60 @@ impl Clip {
             matrix_batches,
             solo_vec3,
             solo_quat,
-        })
+        };
+        clip.shrink();
+        Ok(clip)
+    }
+
+    /// Gives back the growth room the layouts were built with: a clip is
+    /// immutable, so every buffer holds exactly its data.
+    fn shrink(&mut self) {
+        self.name.shrink_to_fit();
+        self.tracks.shrink_to_fit();
+        self.rest.shrink_to_fit();
+        self.rest_joints.shrink_to_fit();
+        self.timelines.shrink_to_fit();
+        for t in &mut self.timelines {
+            t.times.shrink_to_fit();
+            t.inv_span.shrink_to_fit();
+        }
+        self.vec3_batches.shrink_to_fit();
+        for b in &mut self.vec3_batches {
+            b.joints.shrink_to_fit();
+            b.data.shrink_to_fit();
+        }
+        self.quat_batches.shrink_to_fit();
+        for b in &mut self.quat_batches {
+            b.joints.shrink_to_fit();
+            b.keys.shrink_to_fit();
+            b.squad.shrink_to_fit();
+            b.squad_clamped.shrink_to_fit();
+            b.cubic.shrink_to_fit();
+            b.squad_soa.shrink_to_fit();
+            b.squad_clamped_soa.shrink_to_fit();
+            b.linear_soa_keys.shrink_to_fit();
+            b.linear_soa_angles.shrink_to_fit();
+        }
+        self.matrix_batches.shrink_to_fit();
+        for b in &mut self.matrix_batches {
+            b.joints.shrink_to_fit();
+            b.keys.shrink_to_fit();
+        }
+        let s = &mut self.solo_vec3;
+        s.joints.shrink_to_fit();
+        s.fields.shrink_to_fit();
+        s.timelines.shrink_to_fit();
+        s.offsets.shrink_to_fit();
+        s.keys.shrink_to_fit();
+        let q = &mut self.solo_quat;
+        q.joints.shrink_to_fit();
+        q.squad.shrink_to_fit();
+        q.timelines.shrink_to_fit();
+        q.offsets.shrink_to_fit();
+        q.keys.shrink_to_fit();
+        q.angles.shrink_to_fit();
+        q.spans.shrink_to_fit();
+        q.clamped.shrink_to_fit();
     }
 
     pub fn name(&self) -> &str {
@@ -634,7 +684,6 @@ impl Clip {
             .map(|b| {
                 v(&b.joints)
                     + v(&b.keys)
-                    + v(&b.angles)
                     + v(&b.squad)
                     + v(&b.squad_clamped)
                     + v(&b.cubic)
@@ -740,12 +789,12 @@ fn layout_vec3(
                     t.values[i + 1].extend(0.0),
                     t.tangents[i + 1][0].extend(0.0) * dt,
                 );
-                data.extend(c.iter().map(|v| Vec3A::from_vec4(*v)));
+                data.extend(c.iter().map(|v| v.truncate()));
             }
         }
     } else {
         for k in 0..keys {
-            data.extend(tracks.iter().map(|(_, t)| Vec3A::from(t.values[k])));
+            data.extend(tracks.iter().map(|(_, t)| t.values[k]));
         }
     }
     Vec3Batch {
@@ -755,6 +804,18 @@ fn layout_vec3(
         joints: tracks.iter().map(|(j, _)| *j).collect(),
         data,
     }
+}
+
+/// The keys with each flipped into the previous key's hemisphere, so every
+/// interval's slerp is already the short way.
+fn continuous(values: &[Quat]) -> Vec<Quat> {
+    let mut v = values.to_vec();
+    for k in 1..v.len() {
+        if v[k].dot(v[k - 1]) < 0.0 {
+            v[k] = -v[k];
+        }
+    }
+    v
 }
 
 fn squad_span(q0: Quat, q1: Quat, q2: Quat, q3: Quat) -> SquadSpan {
@@ -785,7 +846,6 @@ fn layout_quat(
         interpolation,
         joints: tracks.iter().map(|(j, _)| *j).collect(),
         keys: Vec::new(),
-        angles: Vec::new(),
         squad: Vec::new(),
         squad_clamped: Vec::new(),
         cubic: Vec::new(),
@@ -798,32 +858,20 @@ fn layout_quat(
         Interpolation::Step | Interpolation::Nearest | Interpolation::Linear => {
             let mut continuous: Vec<Vec<Quat>> = tracks
                 .iter()
-                .map(|(_, t)| {
-                    let mut v = t.values.clone();
-                    for k in 1..v.len() {
-                        if v[k].dot(v[k - 1]) < 0.0 {
-                            v[k] = -v[k];
-                        }
-                    }
-                    v
-                })
+                .map(|(_, t)| self::continuous(&t.values))
                 .collect();
-            for k in 0..keys {
-                batch.keys.extend(continuous.iter().map(|v| v[k]));
-            }
-            if interpolation == Interpolation::Linear {
-                for i in 0..keys - 1 {
-                    batch.angles.extend(continuous.iter().map(|v| {
-                        let (theta, inv) = slerp_angle(v[i], v[i + 1]);
-                        [theta, inv]
-                    }));
+            if interpolation != Interpolation::Linear {
+                for k in 0..keys {
+                    batch.keys.extend(continuous.iter().map(|v| v[k]));
                 }
+            } else {
                 let groups = nt.div_ceil(8);
+                let lane_track = |g: usize, lane: usize| (g * 8 + lane).min(nt - 1);
                 for k in 0..keys {
                     for g in 0..groups {
                         let mut rows = [[0.0f32; 8]; 4];
                         for lane in 0..8 {
-                            let q = continuous[(g * 8 + lane).min(nt - 1)][k].to_array();
+                            let q = continuous[lane_track(g, lane)][k].to_array();
                             for c in 0..4 {
                                 rows[c][lane] = q[c];
                             }
@@ -835,7 +883,8 @@ fn layout_quat(
                     for g in 0..groups {
                         let mut rows = [[0.0f32; 8]; 2];
                         for lane in 0..8 {
-                            let [theta, inv] = batch.angles[i * nt + (g * 8 + lane).min(nt - 1)];
+                            let v = &continuous[lane_track(g, lane)];
+                            let (theta, inv) = slerp_angle(v[i], v[i + 1]);
                             rows[0][lane] = theta;
                             rows[1][lane] = inv;
                         }

@@ -1,4 +1,4 @@
-use glam::{Quat, Vec3, Vec3A, Vec4};
+use glam::{Quat, Vec3, Vec4};
 
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Timeline, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
@@ -186,11 +186,50 @@ fn keys_at_or_before(times: &[f32], t: f32) -> usize {
 }
 
 #[inline(always)]
-fn set_vec3(out: &mut Transform, field: Vec3Field, v: Vec3A) {
+fn set_vec3(out: &mut Transform, field: Vec3Field, v: Vec3) {
     match field {
-        Vec3Field::Translation => out.translation = Vec3::from(v),
-        Vec3Field::Scale => out.scale = Vec3::from(v),
+        Vec3Field::Translation => out.translation = v,
+        Vec3Field::Scale => out.scale = v,
     }
+}
+
+/// `k0 * (1 - u) + k1 * u` over two keys' rows of a vec3 batch (flat
+/// floats, three a track), a chunk of tracks at a time (a loop the
+/// compiler vectorises), each result handed to its joint.
+#[inline(always)]
+fn lerp_rows(joints: &[u16], f: Vec3Field, k0: &[f32], k1: &[f32], u: f32, out: &mut [Transform]) {
+    let (w0, w1) = (1.0 - u, u);
+    const CHUNK: usize = 32;
+    let mut mixed = [0.0f32; CHUNK * 3];
+    for (c, joints) in joints.chunks(CHUNK).enumerate() {
+        let at = c * CHUNK * 3;
+        let len = joints.len() * 3;
+        let rows = k0[at..at + len].iter().zip(&k1[at..at + len]);
+        for (m, (&a, &z)) in mixed[..len].iter_mut().zip(rows) {
+            // a*(1-u) + c*u is exact at both ends, unlike a + (c-a)*u.
+            *m = a * w0 + z * w1;
+        }
+        for (&j, v) in joints.iter().zip(mixed.chunks_exact(3)) {
+            set_vec3(&mut out[j as usize], f, Vec3::new(v[0], v[1], v[2]));
+        }
+    }
+}
+
+/// [`lerp_rows`] compiled for AVX2 (no FMA contraction: the same results).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lerp_rows_avx2(
+    joints: &[u16],
+    f: Vec3Field,
+    k0: &[f32],
+    k1: &[f32],
+    u: f32,
+    out: &mut [Transform],
+) {
+    lerp_rows(joints, f, k0, k1, u, out)
 }
 
 fn sample_vec3(b: &Vec3Batch, i: usize, u: f32, out: &mut [Transform]) {
@@ -198,12 +237,15 @@ fn sample_vec3(b: &Vec3Batch, i: usize, u: f32, out: &mut [Transform]) {
     let f = b.field;
     match b.interpolation {
         Interpolation::Linear | Interpolation::Squad => {
-            let k0 = &b.data[i * nt..(i + 1) * nt];
-            let k1 = &b.data[(i + 1) * nt..(i + 2) * nt];
-            for ((&j, &a), &c) in b.joints.iter().zip(k0).zip(k1) {
-                // a*(1-u) + c*u is exact at both ends, unlike a + (c-a)*u.
-                set_vec3(&mut out[j as usize], f, a * (1.0 - u) + c * u);
+            let k0: &[f32] = bytemuck::cast_slice(&b.data[i * nt..(i + 1) * nt]);
+            let k1: &[f32] = bytemuck::cast_slice(&b.data[(i + 1) * nt..(i + 2) * nt]);
+            #[cfg(target_arch = "x86_64")]
+            if super::simd::avx2_fma() {
+                // SAFETY: AVX2 checked (the same code, eight lanes wide).
+                unsafe { lerp_rows_avx2(&b.joints, f, k0, k1, u, out) };
+                return;
             }
+            lerp_rows(&b.joints, f, k0, k1, u, out);
         }
         Interpolation::Step | Interpolation::Nearest => {
             let next = if b.interpolation == Interpolation::Step {
@@ -261,12 +303,12 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
     let nt = b.joints.len();
     match b.interpolation {
         Interpolation::Linear => {
+            let groups = nt.div_ceil(8);
+            let k0 = &b.linear_soa_keys[i * groups * 4..];
+            let k1 = &b.linear_soa_keys[(i + 1) * groups * 4..];
+            let an = &b.linear_soa_angles[i * groups * 2..];
             #[cfg(target_arch = "x86_64")]
             if nt >= 3 && super::simd::avx2_fma() {
-                let groups = nt.div_ceil(8);
-                let k0 = &b.linear_soa_keys[i * groups * 4..];
-                let k1 = &b.linear_soa_keys[(i + 1) * groups * 4..];
-                let an = &b.linear_soa_angles[i * groups * 2..];
                 for (g, joints) in b.joints.chunks(8).enumerate() {
                     // SAFETY: features checked; the row slices hold whole
                     // groups; every joint is inside the output.
@@ -283,10 +325,15 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
                 }
                 return;
             }
-            let k0 = &b.keys[i * nt..(i + 1) * nt];
-            let k1 = &b.keys[(i + 1) * nt..(i + 2) * nt];
-            let angles = &b.angles[i * nt..(i + 1) * nt];
-            for (((&j, &q0), &q1), &[theta, inv]) in b.joints.iter().zip(k0).zip(k1).zip(angles) {
+            // A lane at a time from the same rows.
+            let quat = |rows: &[[f32; 8]], g: usize, lane: usize| {
+                let r = &rows[g * 4..g * 4 + 4];
+                Quat::from_xyzw(r[0][lane], r[1][lane], r[2][lane], r[3][lane])
+            };
+            for (t, &j) in b.joints.iter().enumerate() {
+                let (g, lane) = (t / 8, t % 8);
+                let (theta, inv) = (an[g * 2][lane], an[g * 2 + 1][lane]);
+                let (q0, q1) = (quat(k0, g, lane), quat(k1, g, lane));
                 out[j as usize].rotation = Quat::from_vec4(fixed_slerp(q0, q1, theta, inv, u));
             }
         }
@@ -359,7 +406,7 @@ fn sample_solo(clip: &Clip, located: &[(u32, f32)], looping: bool, out: &mut [Tr
         let q = if s.squad[k] {
             let last = clip.timelines[tl].times.len() - 2;
             let span = if !looping && (i == 0 || i == last) {
-                &s.clamped[2 * k + usize::from(i != 0)]
+                &s.clamped[b as usize + usize::from(i != 0)]
             } else {
                 &s.spans[a as usize + i]
             };
