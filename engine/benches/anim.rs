@@ -8,8 +8,10 @@
 //! `cargo bench -p vkskin --no-default-features --bench anim` runs criterion
 //! (elements = joints or vertices) and then prints a summary table in ns per
 //! joint / per vertex (and the bench clip's bytes per joint) beside the
-//! targets, also written to
-//! `target/anim-bench.csv` (`docs/plot_anim_bench.py` draws it).
+//! targets, also written to `target/anim-bench.csv`. Compare with
+//! ozz-animation only side by side, in one run on one machine:
+//! `../shared/tools/ozz-bench` reads this summary's row names, and
+//! `cargo run -p anim-compare -- RUNS_DIR` draws its run.
 //! `ANIM_BENCH_SUMMARY_ONLY=1` skips criterion and prints the summary only;
 //! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it.
 
