@@ -1100,6 +1100,165 @@ pub(crate) mod x86 {
         }
     }
 
+    /// The part of DQS after the blend, eight vertices in SoA form: `acc`
+    /// holds the blended dual quaternions (real x, y, z, w, dual x, y, z,
+    /// w over the eight); normalise (identity for weights that cancel out,
+    /// as the scalar path), translation, rotate positions and normals.
+    #[inline(always)]
+    unsafe fn dqs_finish8(
+        acc: [__m256; 8],
+        base: usize,
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        let with_normals = !normals.is_empty();
+        unsafe {
+            let len2 = _mm256_fmadd_ps(
+                acc[0],
+                acc[0],
+                _mm256_fmadd_ps(
+                    acc[1],
+                    acc[1],
+                    _mm256_fmadd_ps(acc[2], acc[2], _mm256_mul_ps(acc[3], acc[3])),
+                ),
+            );
+            // Weights that cancel out: identity, as the scalar path.
+            let degenerate = _mm256_cmp_ps::<_CMP_LT_OQ>(len2, _mm256_set1_ps(1e-24));
+            // 1 / |real|: the hardware estimate and one Newton step (~1e-7
+            // relative, as the normals' normalisation), not a square root
+            // and a division.
+            let y = _mm256_rsqrt_ps(len2);
+            let h = _mm256_mul_ps(
+                _mm256_mul_ps(len2, _mm256_set1_ps(0.5)),
+                _mm256_mul_ps(y, y),
+            );
+            let inv = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+            let inv = _mm256_andnot_ps(degenerate, inv);
+            let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
+            let rw = _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
+            let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
+            let dw = _mm256_mul_ps(acc[7], inv);
+            // Translation 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz).
+            let rd = cross8(r, d);
+            let two = _mm256_set1_ps(2.0);
+            let t: [__m256; 3] = std::array::from_fn(|c| {
+                _mm256_mul_ps(
+                    two,
+                    _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
+                )
+            });
+            let (px, py, pz) = load_vec3x8(positions, base);
+            let p = rotate8(r, rw, [px, py, pz]);
+            store_vec3x8(
+                out_positions,
+                base,
+                _mm256_add_ps(p[0], t[0]),
+                _mm256_add_ps(p[1], t[1]),
+                _mm256_add_ps(p[2], t[2]),
+            );
+            if with_normals {
+                let (nx, ny, nz) = load_vec3x8(normals, base);
+                let m = rotate8(r, rw, [nx, ny, nz]);
+                let dd = _mm256_fmadd_ps(
+                    m[0],
+                    m[0],
+                    _mm256_fmadd_ps(m[1], m[1], _mm256_mul_ps(m[2], m[2])),
+                );
+                let dd = _mm256_max_ps(dd, _mm256_set1_ps(1e-30));
+                let y = _mm256_rsqrt_ps(dd);
+                let h = _mm256_mul_ps(_mm256_mul_ps(dd, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                store_vec3x8(
+                    out_normals,
+                    base,
+                    _mm256_mul_ps(m[0], y),
+                    _mm256_mul_ps(m[1], y),
+                    _mm256_mul_ps(m[2], y),
+                );
+            }
+        }
+    }
+
+    /// DQS of `K` influences for the vertices `0..n / 8 * 8` of a palette
+    /// of at most 64 entries, without transposing the palette: the
+    /// hemisphere test against the first influence comes from a table
+    /// built once per call (bit `b` of `flip[a]`: `real[b] . real[a] < 0`,
+    /// with the scalar path's own dot product, so the same signs), each
+    /// influence is one 32-byte load from the palette or from its negated
+    /// copy, accumulated per vertex with its weight broadcast from memory;
+    /// the eight sums are then transposed once to SoA form for the rest.
+    /// Returns how many vertices it did.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the streams passed
+    /// `skinning::validate_streams`; `palette.len() <= 64`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dqs_table<const K: usize>(
+        palette: &[DualQuat],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) -> usize {
+        let np = palette.len();
+        debug_assert!(np <= 64);
+        let mut flip = [0u64; 64];
+        let mut negated = [DualQuat::default(); 64];
+        for (a, bits) in flip.iter_mut().enumerate().take(np) {
+            let ra = glam::Vec4::from_array(palette[a].real);
+            for (b, q) in palette.iter().enumerate() {
+                if glam::Vec4::from_array(q.real).dot(ra) < 0.0 {
+                    *bits |= 1 << b;
+                }
+            }
+            negated[a] = palette[a].negate();
+        }
+        let sources = [
+            palette.as_ptr() as *const f32,
+            negated.as_ptr() as *const f32,
+        ];
+        let n = positions.len();
+        let blocks = n / 8;
+        for b in 0..blocks {
+            let base = b * 8;
+            unsafe {
+                let sums: [__m256; 8] = std::array::from_fn(|v| {
+                    let js = joints.as_ptr().add((base + v) * K);
+                    let ws = weights.as_ptr().add((base + v) * K);
+                    let j0 = *js as usize;
+                    let row = *flip.get_unchecked(j0);
+                    let mut acc = _mm256_mul_ps(
+                        _mm256_loadu_ps(sources[0].add(j0 * 8)),
+                        _mm256_broadcast_ss(&*ws),
+                    );
+                    for k in 1..K {
+                        let j = *js.add(k) as usize;
+                        let src = *sources.get_unchecked(((row >> j) & 1) as usize);
+                        acc = _mm256_fmadd_ps(
+                            _mm256_loadu_ps(src.add(j * 8)),
+                            _mm256_broadcast_ss(&*ws.add(k)),
+                            acc,
+                        );
+                    }
+                    acc
+                });
+                dqs_finish8(
+                    transpose8(sums),
+                    base,
+                    positions,
+                    normals,
+                    out_positions,
+                    out_normals,
+                );
+            }
+        }
+        blocks * 8
+    }
+
     /// Dual-quaternion skinning of `K` influences for the vertices
     /// `0..n / 8 * 8`, eight at a time in SoA form; returns how many
     /// it did (the caller finishes the rest one by one).
@@ -1119,7 +1278,6 @@ pub(crate) mod x86 {
     ) -> usize {
         let n = positions.len();
         let blocks = n / 8;
-        let with_normals = !normals.is_empty();
         let sign = _mm256_set1_ps(-0.0);
         let stride = _mm256_setr_epi32(
             0,
@@ -1161,63 +1319,7 @@ pub(crate) mod x86 {
                         acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
                     }
                 }
-                let len2 = _mm256_fmadd_ps(
-                    acc[0],
-                    acc[0],
-                    _mm256_fmadd_ps(
-                        acc[1],
-                        acc[1],
-                        _mm256_fmadd_ps(acc[2], acc[2], _mm256_mul_ps(acc[3], acc[3])),
-                    ),
-                );
-                // Weights that cancel out: identity, as the scalar path.
-                let degenerate = _mm256_cmp_ps::<_CMP_LT_OQ>(len2, _mm256_set1_ps(1e-24));
-                let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
-                let inv = _mm256_andnot_ps(degenerate, inv);
-                let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
-                let rw =
-                    _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
-                let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
-                let dw = _mm256_mul_ps(acc[7], inv);
-                // Translation 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz).
-                let rd = cross8(r, d);
-                let two = _mm256_set1_ps(2.0);
-                let t: [__m256; 3] = std::array::from_fn(|c| {
-                    _mm256_mul_ps(
-                        two,
-                        _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
-                    )
-                });
-                let (px, py, pz) = load_vec3x8(positions, base);
-                let p = rotate8(r, rw, [px, py, pz]);
-                store_vec3x8(
-                    out_positions,
-                    base,
-                    _mm256_add_ps(p[0], t[0]),
-                    _mm256_add_ps(p[1], t[1]),
-                    _mm256_add_ps(p[2], t[2]),
-                );
-                if with_normals {
-                    let (nx, ny, nz) = load_vec3x8(normals, base);
-                    let m = rotate8(r, rw, [nx, ny, nz]);
-                    let dd = _mm256_fmadd_ps(
-                        m[0],
-                        m[0],
-                        _mm256_fmadd_ps(m[1], m[1], _mm256_mul_ps(m[2], m[2])),
-                    );
-                    let dd = _mm256_max_ps(dd, _mm256_set1_ps(1e-30));
-                    let y = _mm256_rsqrt_ps(dd);
-                    let h =
-                        _mm256_mul_ps(_mm256_mul_ps(dd, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
-                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
-                    store_vec3x8(
-                        out_normals,
-                        base,
-                        _mm256_mul_ps(m[0], y),
-                        _mm256_mul_ps(m[1], y),
-                        _mm256_mul_ps(m[2], y),
-                    );
-                }
+                dqs_finish8(acc, base, positions, normals, out_positions, out_normals);
             }
         }
         blocks * 8

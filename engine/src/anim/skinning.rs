@@ -398,13 +398,20 @@ impl DualQuatSkinningJob<'_> {
             let (pal, j, w) = (self.palette, self.joints, self.weights);
             let (p, n) = (self.positions, self.normals);
             let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
-            // SAFETY: features checked, streams validated.
+            // The sign table costs palette^2 dot products: worth it from
+            // sixteen vertices per palette entry.
+            let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
+            // SAFETY: features checked, streams validated, the table kernel
+            // only with at most 64 palette entries.
             done = unsafe {
-                match k {
-                    1 => x86::dqs::<1>(pal, j, w, p, n, op, on),
-                    2 => x86::dqs::<2>(pal, j, w, p, n, op, on),
-                    3 => x86::dqs::<3>(pal, j, w, p, n, op, on),
-                    4 => x86::dqs::<4>(pal, j, w, p, n, op, on),
+                match (k, table) {
+                    (1, _) => x86::dqs::<1>(pal, j, w, p, n, op, on),
+                    (2, true) => x86::dqs_table::<2>(pal, j, w, p, n, op, on),
+                    (3, true) => x86::dqs_table::<3>(pal, j, w, p, n, op, on),
+                    (4, true) => x86::dqs_table::<4>(pal, j, w, p, n, op, on),
+                    (2, false) => x86::dqs::<2>(pal, j, w, p, n, op, on),
+                    (3, false) => x86::dqs::<3>(pal, j, w, p, n, op, on),
+                    (4, false) => x86::dqs::<4>(pal, j, w, p, n, op, on),
                     _ => 0,
                 }
             };
@@ -1030,40 +1037,48 @@ mod tests {
     #[test]
     fn fast_dqs_matches_the_scalar_definition() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(71);
-        let skin: Vec<Affine3A> = (0..12).map(|_| random_rigid(&mut rng)).collect();
-        let mut dq = vec![DualQuat::default(); 12];
-        encode_dual_quat(&skin, &PaletteHierarchy::flat(12), &mut dq).unwrap();
-        // Random signs: the hemisphere fix must see them.
-        for (i, d) in dq.iter_mut().enumerate() {
-            if i % 3 == 0 {
-                *d = d.negate();
+        // Palettes of 12 and 64 entries with 203 and 1100 vertices take the
+        // sign-table kernel; 12 entries with 100 vertices (too few to pay
+        // for the table) and 70 entries (too many) the transposing one.
+        for (palette, n) in [(12usize, 203usize), (12, 100), (64, 1100), (70, 1200)] {
+            let skin: Vec<Affine3A> = (0..palette).map(|_| random_rigid(&mut rng)).collect();
+            let mut dq = vec![DualQuat::default(); palette];
+            encode_dual_quat(&skin, &PaletteHierarchy::flat(palette), &mut dq).unwrap();
+            // Random signs: the hemisphere fix must see them.
+            for (i, d) in dq.iter_mut().enumerate() {
+                if i % 3 == 0 {
+                    *d = d.negate();
+                }
             }
-        }
-        for k in 1..=5 {
-            let m = random_mesh(&mut rng, 203, k, 12);
-            let n = m.positions.len();
-            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-            dqs_reference(
-                &dq,
-                &[],
-                k,
-                &m.joints,
-                &m.weights,
-                &m.positions,
-                &m.normals,
-                &mut rp,
-                &mut rn,
-                0,
-            );
-            let (fp, fn_) = dqs(&dq, &[], &m);
-            for i in 0..n {
-                assert!(
-                    rp[i].abs_diff_eq(fp[i], 1e-5),
-                    "k {k} vertex {i}: {} {}",
-                    rp[i],
-                    fp[i]
+            for k in 1..=5 {
+                let m = random_mesh(&mut rng, n, k, palette as u16);
+                let n = m.positions.len();
+                let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                dqs_reference(
+                    &dq,
+                    &[],
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut rp,
+                    &mut rn,
+                    0,
                 );
-                assert!(rn[i].abs_diff_eq(fn_[i], 1e-5), "k {k} vertex {i}");
+                let (fp, fn_) = dqs(&dq, &[], &m);
+                for i in 0..n {
+                    assert!(
+                        rp[i].abs_diff_eq(fp[i], 1e-5),
+                        "palette {palette} k {k} vertex {i}: {} {}",
+                        rp[i],
+                        fp[i]
+                    );
+                    assert!(
+                        rn[i].abs_diff_eq(fn_[i], 1e-5),
+                        "palette {palette} k {k} vertex {i}"
+                    );
+                }
             }
         }
     }
