@@ -40,5 +40,6 @@ pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
 }
 
 #[cfg(feature = "gpu")]
+pub mod alloc;
 pub mod gpu;
 pub mod xvfb;

@@ -7,51 +7,20 @@
 //! alongside it.
 #![cfg(feature = "gpu")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use glam::{Affine3A, Vec3};
 use vkskin::anim::{Crowd, CrowdInstance, Parallelism};
 use vkskin::assets::builtin::procedural;
 use vkskin::gpu::vk;
 use vkskin::skin::find;
+use vkskin_tests::alloc::{allocations, assert_counting, Counting};
 use vkskin_tests::gpu::{GpuTest, PathRig};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is System's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 #[test]
 fn crowd_frames_through_a_path_allocate_nothing() {
+    assert_counting();
     let gpu = GpuTest::new();
     let model = procedural::bench_character(300, 32).unwrap();
     let skin = &model.skins[0];
@@ -95,11 +64,11 @@ fn crowd_frames_through_a_path_allocate_nothing() {
         for f in 0..4 {
             frame(f, &mut rig, &mut crowd);
         }
-        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let before = allocations();
         for f in 4..40 {
             frame(f, &mut rig, &mut crowd);
         }
-        let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+        let allocated = allocations() - before;
         assert_eq!(
             allocated, 0,
             "{name}: 36 crowd frames allocated {allocated} times"

@@ -317,6 +317,32 @@ pub struct Clip {
     pub(crate) matrix_batches: Vec<MatrixBatch>,
     pub(crate) solo_vec3: SoloVec3,
     pub(crate) solo_quat: SoloQuat,
+    /// [`Clip::bytes`], counted once the layouts are final.
+    bytes: usize,
+}
+
+/// A heap buffer a clip owns: what it holds, and giving back growth room.
+trait Buffer {
+    fn held(&self) -> usize;
+    fn shrink(&mut self);
+}
+
+impl<T> Buffer for Vec<T> {
+    fn held(&self) -> usize {
+        self.capacity() * std::mem::size_of::<T>()
+    }
+    fn shrink(&mut self) {
+        self.shrink_to_fit();
+    }
+}
+
+impl Buffer for String {
+    fn held(&self) -> usize {
+        self.capacity()
+    }
+    fn shrink(&mut self) {
+        self.shrink_to_fit();
+    }
 }
 
 /// A validated track before layout.
@@ -573,60 +599,65 @@ impl Clip {
             matrix_batches,
             solo_vec3,
             solo_quat,
+            bytes: 0,
         };
-        clip.shrink();
+        // Immutable from here: give back the growth room the layouts were
+        // built with, then count what is held.
+        clip.for_each_buffer(&mut |b| b.shrink());
+        let mut held = 0;
+        clip.for_each_buffer(&mut |b| held += b.held());
+        clip.bytes = std::mem::size_of::<Self>() + held;
         Ok(clip)
     }
 
-    /// Gives back the growth room the layouts were built with: a clip is
-    /// immutable, so every buffer holds exactly its data.
-    fn shrink(&mut self) {
-        self.name.shrink_to_fit();
-        self.tracks.shrink_to_fit();
-        self.rest.shrink_to_fit();
-        self.rest_joints.shrink_to_fit();
-        self.timelines.shrink_to_fit();
+    /// Calls `f` on every buffer the clip owns (the one list of them).
+    fn for_each_buffer(&mut self, f: &mut dyn FnMut(&mut dyn Buffer)) {
+        f(&mut self.name);
+        f(&mut self.tracks);
+        f(&mut self.rest);
+        f(&mut self.rest_joints);
+        f(&mut self.timelines);
         for t in &mut self.timelines {
-            t.times.shrink_to_fit();
-            t.inv_span.shrink_to_fit();
+            f(&mut t.times);
+            f(&mut t.inv_span);
         }
-        self.vec3_batches.shrink_to_fit();
+        f(&mut self.vec3_batches);
         for b in &mut self.vec3_batches {
-            b.joints.shrink_to_fit();
-            b.data.shrink_to_fit();
+            f(&mut b.joints);
+            f(&mut b.data);
         }
-        self.quat_batches.shrink_to_fit();
+        f(&mut self.quat_batches);
         for b in &mut self.quat_batches {
-            b.joints.shrink_to_fit();
-            b.keys.shrink_to_fit();
-            b.squad.shrink_to_fit();
-            b.squad_clamped.shrink_to_fit();
-            b.cubic.shrink_to_fit();
-            b.squad_soa.shrink_to_fit();
-            b.squad_clamped_soa.shrink_to_fit();
-            b.linear_soa_keys.shrink_to_fit();
-            b.linear_soa_angles.shrink_to_fit();
+            f(&mut b.joints);
+            f(&mut b.keys);
+            f(&mut b.squad);
+            f(&mut b.squad_clamped);
+            f(&mut b.cubic);
+            f(&mut b.squad_soa);
+            f(&mut b.squad_clamped_soa);
+            f(&mut b.linear_soa_keys);
+            f(&mut b.linear_soa_angles);
         }
-        self.matrix_batches.shrink_to_fit();
+        f(&mut self.matrix_batches);
         for b in &mut self.matrix_batches {
-            b.joints.shrink_to_fit();
-            b.keys.shrink_to_fit();
+            f(&mut b.joints);
+            f(&mut b.keys);
         }
         let s = &mut self.solo_vec3;
-        s.joints.shrink_to_fit();
-        s.fields.shrink_to_fit();
-        s.timelines.shrink_to_fit();
-        s.offsets.shrink_to_fit();
-        s.keys.shrink_to_fit();
+        f(&mut s.joints);
+        f(&mut s.fields);
+        f(&mut s.timelines);
+        f(&mut s.offsets);
+        f(&mut s.keys);
         let q = &mut self.solo_quat;
-        q.joints.shrink_to_fit();
-        q.squad.shrink_to_fit();
-        q.timelines.shrink_to_fit();
-        q.offsets.shrink_to_fit();
-        q.keys.shrink_to_fit();
-        q.angles.shrink_to_fit();
-        q.spans.shrink_to_fit();
-        q.clamped.shrink_to_fit();
+        f(&mut q.joints);
+        f(&mut q.squad);
+        f(&mut q.timelines);
+        f(&mut q.offsets);
+        f(&mut q.keys);
+        f(&mut q.angles);
+        f(&mut q.spans);
+        f(&mut q.clamped);
     }
 
     pub fn name(&self) -> &str {
@@ -665,66 +696,7 @@ impl Clip {
     /// list for tools), as ozz's `Animation::size()` counts its own. The
     /// anim bench prints it per joint (`clip memory` rows).
     pub fn bytes(&self) -> usize {
-        fn v<T>(v: &Vec<T>) -> usize {
-            v.capacity() * std::mem::size_of::<T>()
-        }
-        let timelines: usize = self
-            .timelines
-            .iter()
-            .map(|t| v(&t.times) + v(&t.inv_span))
-            .sum();
-        let vec3: usize = self
-            .vec3_batches
-            .iter()
-            .map(|b| v(&b.joints) + v(&b.data))
-            .sum();
-        let quat: usize = self
-            .quat_batches
-            .iter()
-            .map(|b| {
-                v(&b.joints)
-                    + v(&b.keys)
-                    + v(&b.squad)
-                    + v(&b.squad_clamped)
-                    + v(&b.cubic)
-                    + v(&b.squad_soa)
-                    + v(&b.squad_clamped_soa)
-                    + v(&b.linear_soa_keys)
-                    + v(&b.linear_soa_angles)
-            })
-            .sum();
-        let matrix: usize = self
-            .matrix_batches
-            .iter()
-            .map(|b| v(&b.joints) + v(&b.keys))
-            .sum();
-        let sv = &self.solo_vec3;
-        let solo_vec3 =
-            v(&sv.joints) + v(&sv.fields) + v(&sv.timelines) + v(&sv.offsets) + v(&sv.keys);
-        let sq = &self.solo_quat;
-        let solo_quat = v(&sq.joints)
-            + v(&sq.squad)
-            + v(&sq.timelines)
-            + v(&sq.offsets)
-            + v(&sq.keys)
-            + v(&sq.angles)
-            + v(&sq.spans)
-            + v(&sq.clamped);
-        std::mem::size_of::<Self>()
-            + self.name.capacity()
-            + v(&self.tracks)
-            + v(&self.rest)
-            + v(&self.rest_joints)
-            + v(&self.timelines)
-            + timelines
-            + v(&self.vec3_batches)
-            + vec3
-            + v(&self.quat_batches)
-            + quat
-            + v(&self.matrix_batches)
-            + matrix
-            + solo_vec3
-            + solo_quat
+        self.bytes
     }
 }
 

@@ -420,59 +420,6 @@ pub(crate) mod x86 {
         }
     }
 
-    /// The 4x3 palette: for every k, the skinning matrix
-    /// `model[joints[k]] * inverse_bind[k]` written as three rows
-    /// `[c0[i], c1[i], c2[i], t[i]]` straight into `out[k]`, with no
-    /// intermediate matrix: the product's four columns from the model's
-    /// columns and scalars broadcast from memory (the translation's add
-    /// last, as in the scalar `m3 * t + t`), then a 4x4 transpose without
-    /// its last row. ([`palette_rows_4x3`], from inverse binds stored as
-    /// rows, needs no transpose.)
-    ///
-    /// # Safety
-    /// The CPU has AVX2 and FMA; `joints`, `inverse_bind` and `out` have one
-    /// length and every `joints[k] < model.len()`.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn palette_4x3(
-        model: &[Affine3A],
-        joints: &[u16],
-        inverse_bind: &[Affine3A],
-        out: &mut [Affine4x3],
-    ) {
-        unsafe {
-            let mp = model.as_ptr() as *const f32;
-            let ip = inverse_bind.as_ptr() as *const f32;
-            let op = out.as_mut_ptr() as *mut f32;
-            for k in 0..joints.len() {
-                let m = mp.add(*joints.get_unchecked(k) as usize * 16);
-                let (c0, c1, c2, t) = (
-                    _mm_loadu_ps(m),
-                    _mm_loadu_ps(m.add(4)),
-                    _mm_loadu_ps(m.add(8)),
-                    _mm_loadu_ps(m.add(12)),
-                );
-                let i = ip.add(k * 16);
-                // Column j of the product: broadcasts straight from memory.
-                let col = |j: usize| {
-                    let acc = _mm_mul_ps(c0, _mm_broadcast_ss(&*i.add(j * 4)));
-                    let acc = _mm_fmadd_ps(c1, _mm_broadcast_ss(&*i.add(j * 4 + 1)), acc);
-                    _mm_fmadd_ps(c2, _mm_broadcast_ss(&*i.add(j * 4 + 2)), acc)
-                };
-                let (p0, p1, p2) = (col(0), col(1), col(2));
-                let p3 = _mm_add_ps(col(3), t);
-                // Rows: a 4x4 transpose, the fourth row dropped.
-                let a = _mm_unpacklo_ps(p0, p1); // p0x p1x p0y p1y
-                let b = _mm_unpacklo_ps(p2, p3); // p2x p3x p2y p3y
-                let c = _mm_unpackhi_ps(p0, p1); // p0z p1z p0w p1w
-                let d = _mm_unpackhi_ps(p2, p3); // p2z p3z p2w p3w
-                let o = op.add(k * 12);
-                _mm_storeu_ps(o, _mm_movelh_ps(a, b));
-                _mm_storeu_ps(o.add(4), _mm_movehl_ps(b, a));
-                _mm_storeu_ps(o.add(8), _mm_movelh_ps(c, d));
-            }
-        }
-    }
-
     /// The 4x3 palette from inverse binds stored as rows: row `i` of
     /// `model[joints[k]] * inverse_bind[k]` is `sum_q M[i][q] * inv_row[q]`
     /// plus `M[i][3]` in w, so every bone's rows come out of broadcasts

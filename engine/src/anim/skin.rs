@@ -74,66 +74,12 @@ impl Skin {
         }
         Ok(())
     }
-
-    /// The 4x3 palette in one pass: `out[k]` gets the rows of
-    /// `model[joints[k]] * inverse_bind[k]` (what [`Skin::skin_matrices`]
-    /// then [`encode_4x3`](super::encode_4x3) give, with no matrix in
-    /// between). `out` may be mapped GPU memory: each bone is written once,
-    /// whole. On AVX2 + FMA the product runs vectorised (FMA rounding: the
-    /// rows may differ from the scalar product in the last bits).
-    pub fn palette_4x3(&self, model: &[Affine3A], out: &mut [Affine4x3]) -> Result<(), AnimError> {
-        if out.len() != self.joints.len() || self.inverse_bind.len() != self.joints.len() {
-            return Err(AnimError::LengthMismatch {
-                what: if out.len() != self.joints.len() {
-                    "4x3 palette output"
-                } else {
-                    "skin inverse bind matrices"
-                },
-                expected: self.joints.len(),
-                got: if out.len() != self.joints.len() {
-                    out.len()
-                } else {
-                    self.inverse_bind.len()
-                },
-            });
-        }
-        // A max-reduction vectorises; a search would not.
-        if let Some(j) = self
-            .joints
-            .iter()
-            .copied()
-            .max()
-            .filter(|&j| j as usize >= model.len())
-        {
-            return Err(AnimError::InvalidJob(format!(
-                "skin joint {j} outside {} model matrices",
-                model.len()
-            )));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
-            // SAFETY: AVX2 + FMA checked; lengths equal and every joint
-            // inside `model`, checked above.
-            unsafe { super::simd::x86::palette_4x3(model, &self.joints, &self.inverse_bind, out) };
-            return Ok(());
-        }
-        self.palette_4x3_reference(model, out);
-        Ok(())
-    }
-
-    /// The scalar definition of [`Skin::palette_4x3`] (inputs checked).
-    pub(crate) fn palette_4x3_reference(&self, model: &[Affine3A], out: &mut [Affine4x3]) {
-        for ((o, &j), inv) in out.iter_mut().zip(&self.joints).zip(&self.inverse_bind) {
-            *o = Affine4x3::from_affine(&(model[j as usize] * *inv));
-        }
-    }
 }
 
 /// A [`Skin`] laid out for the 4x3 palette, built once per skin: the
 /// inverse binds stored as 4x3 rows, so each bone's rows come out of
-/// broadcasts and FMAs with no transpose (on AVX2 + FMA about half the
-/// time of [`Skin::palette_4x3`]), and the largest joint index, so a frame
-/// checks one number rather than every entry.
+/// broadcasts and FMAs with no transpose, and the largest joint index, so
+/// a frame checks one number rather than every entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaletteSkin {
     joints: Vec<u16>,
@@ -171,9 +117,12 @@ impl PaletteSkin {
         self.joints.is_empty()
     }
 
-    /// `out[k]` gets the rows of `model[joints[k]] * inverse_bind[k]`, as
-    /// [`Skin::palette_4x3`] (the same FMA rounding note applies); `out`
-    /// may be mapped GPU memory, each bone written once, whole.
+    /// The 4x3 palette in one pass: `out[k]` gets the rows of
+    /// `model[joints[k]] * inverse_bind[k]` (what [`Skin::skin_matrices`]
+    /// then [`encode_4x3`](super::encode_4x3) give, with no matrix in
+    /// between). `out` may be mapped GPU memory: each bone is written once,
+    /// whole. On AVX2 + FMA the product runs vectorised (FMA rounding: the
+    /// rows may differ from the scalar product in the last bits).
     pub fn palette_4x3(&self, model: &[Affine3A], out: &mut [Affine4x3]) -> Result<(), AnimError> {
         if out.len() != self.joints.len() {
             return Err(AnimError::LengthMismatch {
@@ -270,9 +219,11 @@ mod tests {
             skin.skin_matrices(&model, &mut mats).unwrap();
             let mut want = vec![Affine4x3::default(); n];
             crate::anim::encode_4x3(&mats, &mut want);
+            let prepared = PaletteSkin::new(&skin).unwrap();
             let mut reference = vec![Affine4x3::default(); n];
-            skin.palette_4x3_reference(&model, &mut reference);
+            prepared.palette_4x3_reference(&model, &mut reference);
             assert_eq!(reference, want, "the definition is the two-step palette");
+            // The sum of the magnitudes of the terms each element adds.
             let bound_skin = Skin {
                 name: String::new(),
                 joints: skin.joints.clone(),
@@ -280,37 +231,17 @@ mod tests {
             };
             let abs_model: Vec<Affine3A> = model.iter().map(abs).collect();
             let mut bound = vec![Affine4x3::default(); n];
-            bound_skin.palette_4x3_reference(&abs_model, &mut bound);
-            let prepared = PaletteSkin::new(&skin).unwrap();
-            let mut reference_rows = vec![Affine4x3::default(); n];
-            prepared.palette_4x3_reference(&model, &mut reference_rows);
-            assert_eq!(
-                reference_rows, want,
-                "rows reference = the two-step palette"
-            );
+            PaletteSkin::new(&bound_skin)
+                .unwrap()
+                .palette_4x3_reference(&abs_model, &mut bound);
             let mut got = vec![Affine4x3::default(); n];
             prepared.palette_4x3(&model, &mut got).unwrap();
-            assert_rows_close(&got, &want, &bound, &format!("PaletteSkin n {n}"));
-            let mut got = vec![Affine4x3::default(); n];
-            skin.palette_4x3(&model, &mut got).unwrap();
             assert_rows_close(&got, &want, &bound, &format!("palette_4x3 n {n}"));
             #[cfg(target_arch = "x86_64")]
             for tier in crate::anim::simd::testable_tiers() {
-                let mut fast = vec![Affine4x3::default(); n];
+                let mut rows = vec![Affine4x3::default(); n];
                 // SAFETY: testable_tiers lists only tiers this CPU runs
                 // (AVX2 + FMA at least); lengths equal, joints < 70.
-                unsafe {
-                    crate::anim::simd::x86::palette_4x3(
-                        &model,
-                        &skin.joints,
-                        &skin.inverse_bind,
-                        &mut fast,
-                    )
-                };
-                assert_rows_close(&fast, &want, &bound, &format!("{tier:?} n {n}"));
-                let mut rows = vec![Affine4x3::default(); n];
-                // SAFETY: as above; the prepared skin has one row set per
-                // joint.
                 unsafe {
                     crate::anim::simd::x86::palette_rows_4x3(
                         &model,
@@ -319,9 +250,9 @@ mod tests {
                         &mut rows,
                     )
                 };
-                assert_rows_close(&rows, &want, &bound, &format!("{tier:?} rows n {n}"));
+                assert_rows_close(&rows, &want, &bound, &format!("{tier:?} n {n}"));
                 if n > 0 {
-                    assert_ne!(fast, vec![Affine4x3::default(); n], "{tier:?} wrote rows");
+                    assert_ne!(rows, vec![Affine4x3::default(); n], "{tier:?} wrote rows");
                 }
             }
         }
@@ -332,17 +263,13 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(42);
         let (mut skin, model) = random_skin(&mut rng, 8, 10);
         let mut short = vec![Affine4x3::default(); 7];
-        let e = skin.palette_4x3(&model, &mut short).unwrap_err();
-        assert!(e.to_string().contains("4x3 palette output"), "{e}");
-        let mut out = vec![Affine4x3::default(); 8];
         let e = PaletteSkin::new(&skin)
             .unwrap()
             .palette_4x3(&model, &mut short)
             .unwrap_err();
         assert!(e.to_string().contains("4x3 palette output"), "{e}");
+        let mut out = vec![Affine4x3::default(); 8];
         skin.joints[5] = 10;
-        let e = skin.palette_4x3(&model, &mut out).unwrap_err();
-        assert!(e.to_string().contains("joint 10 outside 10"), "{e}");
         let e = PaletteSkin::new(&skin)
             .unwrap()
             .palette_4x3(&model, &mut out)
@@ -350,8 +277,6 @@ mod tests {
         assert!(e.to_string().contains("joint 10 outside 10"), "{e}");
         skin.joints[5] = 0;
         skin.inverse_bind.pop();
-        let e = skin.palette_4x3(&model, &mut out).unwrap_err();
-        assert!(e.to_string().contains("inverse bind"), "{e}");
         let e = PaletteSkin::new(&skin).unwrap_err();
         assert!(e.to_string().contains("inverse bind"), "{e}");
     }

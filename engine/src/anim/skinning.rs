@@ -914,34 +914,14 @@ mod tests {
                 .unwrap();
                 (p, nn)
             };
-            let (rp, rn) = {
+            let reference = |weights: &[f32]| {
                 let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                lbs_reference(
-                    &skin,
-                    1,
-                    &m.joints,
-                    &[],
-                    &m.positions,
-                    &m.normals,
-                    &mut p,
-                    &mut nn,
-                );
+                let (j, ps, ns) = (&m.joints, &m.positions, &m.normals);
+                lbs_reference(&skin, 1, j, weights, ps, ns, &mut p, &mut nn);
                 (p, nn)
             };
-            let (wp, wn) = {
-                let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                lbs_reference(
-                    &skin,
-                    1,
-                    &m.joints,
-                    &m.weights,
-                    &m.positions,
-                    &m.normals,
-                    &mut p,
-                    &mut nn,
-                );
-                (p, nn)
-            };
+            let (rp, rn) = reference(&[]);
+            let (wp, wn) = reference(&m.weights);
             assert_eq!((&rp, &rn), (&wp, &wn), "scalar, {n} vertices");
             for normals in [true, false] {
                 let (p, nn) = run(&[], normals);

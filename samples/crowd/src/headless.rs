@@ -1,25 +1,16 @@
 //! `--headless`: an offscreen target, N frames, one PNG and one line of
 //! figures each, then the medians.
 
-use vkskin::gpu::{Device, DeviceDesc, MessageLog};
+use vkskin::gpu::MessageLog;
 use vkskin::render::{FramesInFlight, OffscreenTarget, DEFAULT_FRAMES_IN_FLIGHT};
 
 use crate::scene::{Cast, CrowdOptions, CrowdScene};
-use crate::{describe, fmt_ms, instance, Args, Figures, FrameFigures, CLEAR, NAME};
+use crate::{describe, fmt_ms, Args, Figures, FrameFigures, CLEAR, NAME};
 
 pub fn run(args: &Args, cast: &Cast, options: &CrowdOptions) -> Result<MessageLog, String> {
-    let instance = instance(args, None)?;
-    let log = instance.messages().clone();
+    let (device, log) =
+        sample_common::headless_device(NAME, args.validation(), args.device.as_deref())?;
     let err = |e: vkskin::gpu::GpuError| e.to_string();
-    let device = Device::new(
-        &instance,
-        &DeviceDesc {
-            selector: args.device.as_deref(),
-            surface: None,
-        },
-    )
-    .map_err(err)?;
-    drop(instance);
     let frames_total = args.frames.unwrap_or(30);
     let result = (|| {
         let target =

@@ -21,11 +21,11 @@ mod window;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use clap::Parser;
+use sample_common::{display_present, fail, print_devices, report};
 use vkskin::anim::Parallelism;
-use vkskin::gpu::{list_devices, validation_default, Instance, InstanceDesc, MessageLog};
+use vkskin::gpu::validation_default;
 
 use scene::{Cast, CrowdOptions, FrameTimes};
 
@@ -95,19 +95,8 @@ impl FromStr for Size {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("{s:?}: expected WIDTHxHEIGHT, each 1 to 16384 pixels (e.g. 960x540)");
-        let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-        let parse = |v: &str| {
-            v.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|p| (1..=16384).contains(p))
-                .ok_or_else(bad)
-        };
-        Ok(Self {
-            width: parse(w)?,
-            height: parse(h)?,
-        })
+        let (width, height) = sample_common::parse_size(s)?;
+        Ok(Self { width, height })
     }
 }
 
@@ -136,9 +125,9 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args = Args::parse();
     if args.list_devices {
-        return match print_devices(&args) {
+        return match print_devices(NAME, args.validation()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&e),
+            Err(e) => fail(NAME, &e),
         };
     }
     let result = args.options().and_then(|options| {
@@ -160,56 +149,9 @@ fn main() -> ExitCode {
         }
     });
     match result {
-        Ok(log) => report(&log),
-        Err(e) => fail(&e),
+        Ok(log) => report(NAME, &log),
+        Err(e) => fail(NAME, &e),
     }
-}
-
-fn display_present() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
-}
-
-fn print_devices(args: &Args) -> Result<(), String> {
-    let instance = instance(args, None)?;
-    for d in list_devices(&instance).map_err(|e| e.to_string())? {
-        println!("{d}");
-    }
-    Ok(())
-}
-
-/// The messenger's verdict once everything (device, instance) is gone.
-fn report(log: &MessageLog) -> ExitCode {
-    let problems = log.problems();
-    if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "{NAME}: the validation layer reported {} problem(s):\n{}",
-            problems.len(),
-            MessageLog::format(&problems)
-        );
-        ExitCode::FAILURE
-    }
-}
-
-fn fail(e: &str) -> ExitCode {
-    eprintln!("{NAME}: {e}");
-    ExitCode::FAILURE
-}
-
-fn instance(
-    args: &Args,
-    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
-) -> Result<Arc<Instance>, String> {
-    Instance::new(&InstanceDesc {
-        app_name: NAME.into(),
-        validation: args.validation(),
-        synchronization_validation: true,
-        display,
-    })
-    .map_err(|e| e.to_string())
 }
 
 /// What one frame cost.

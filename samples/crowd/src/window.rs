@@ -15,7 +15,7 @@ use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
 
 use crate::scene::{Cast, CrowdOptions, CrowdScene};
-use crate::{describe, instance, Args, Figures, FrameFigures, CLEAR, NAME};
+use crate::{describe, Args, Figures, FrameFigures, CLEAR, NAME};
 
 /// Everything on the GPU side. Dropping it idles the device first (the
 /// last frames may still be executing), then the fields go in declaration
@@ -101,7 +101,7 @@ impl App<'_> {
             .map_err(|e| format!("creating the window: {e}"))?;
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let instance = instance(self.args, Some(display))?;
+        let instance = sample_common::instance(NAME, self.args.validation(), Some(display))?;
         self.log = Some(instance.messages().clone());
         let err = |e: vkskin::gpu::GpuError| e.to_string();
         // SAFETY: the window is stored in `self` and dropped after `gpu`.

@@ -99,35 +99,4 @@ impl Args {
     }
 }
 
-/// `WIDTHxHEIGHT`, each 1..=16384.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("size {s:?} is not WIDTHxHEIGHT"))?;
-    let dim = |d: &str| -> Result<u32, String> {
-        let v: u32 = d
-            .trim()
-            .parse()
-            .map_err(|_| format!("size {s:?}: {d:?} is not a whole number"))?;
-        if (1..=16384).contains(&v) {
-            Ok(v)
-        } else {
-            Err(format!("size {s:?}: {v} is outside 1..=16384"))
-        }
-    };
-    Ok((dim(w)?, dim(h)?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_and_bad_ones_say_why() {
-        assert_eq!(parse_size("800x600"), Ok((800, 600)));
-        assert_eq!(parse_size("32X24"), Ok((32, 24)));
-        assert!(parse_size("800").unwrap_err().contains("WIDTHxHEIGHT"));
-        assert!(parse_size("0x5").unwrap_err().contains("outside"));
-        assert!(parse_size("ax5").unwrap_err().contains("whole number"));
-    }
-}
+pub use sample_common::parse_size;

@@ -3,13 +3,13 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use vkskin::anim::{PlaybackMode, SamplingContext, SamplingJob};
-use vkskin::gpu::{Device, DeviceDesc, GpuError, MessageLog};
+use vkskin::gpu::{GpuError, MessageLog};
 use vkskin::render::{FramesInFlight, OffscreenTarget};
 
 use crate::contact::{self, Thumb};
 use crate::orbit::Orbit;
 use crate::scene::{Scene, SceneDesc};
-use crate::{instance, load_model, Args, CLEAR};
+use crate::{load_model, Args, CLEAR};
 
 /// Frames in flight of the headless run (each frame is waited for before
 /// its readback, so more would not overlap anything).
@@ -41,18 +41,9 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         None if model.clips.is_empty() => None,
         None => Some(0),
     };
-    let instance = instance(args, None)?;
-    let log = instance.messages().clone();
+    let (device, log) =
+        sample_common::headless_device("viewer", args.validation(), args.device.as_deref())?;
     let err = |e: GpuError| e.to_string();
-    let device = Device::new(
-        &instance,
-        &DeviceDesc {
-            selector: args.device.as_deref(),
-            surface: None,
-        },
-    )
-    .map_err(err)?;
-    drop(instance);
     let total = args.frames.unwrap_or(60);
     let (width, height) = args.size;
     {

@@ -55,11 +55,10 @@ pub mod window;
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
+use sample_common::{display_present, fail, print_devices, report};
 use vkskin::assets::builtin::{Character, CharacterDesc};
 use vkskin::assets::{LoadOptions, Model};
-use vkskin::gpu::{list_devices, Instance, InstanceDesc, MessageLog};
 
 pub use args::Args;
 
@@ -78,9 +77,9 @@ pub const BOUNDS_SAMPLES: usize = 16;
 /// Runs the viewer as the command line asks; the process's exit code.
 pub fn run(args: Args) -> ExitCode {
     if args.list_devices {
-        return match print_devices(&args) {
+        return match print_devices("viewer", args.validation()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&e),
+            Err(e) => fail("viewer", &e),
         };
     }
     let headless = args.headless || !display_present();
@@ -96,8 +95,8 @@ pub fn run(args: Args) -> ExitCode {
         window::run(&args)
     };
     match result {
-        Ok(log) => report(&log),
-        Err(e) => fail(&e),
+        Ok(log) => report("viewer", &log),
+        Err(e) => fail("viewer", &e),
     }
 }
 
@@ -125,57 +124,4 @@ pub fn load_model(file: Option<&Path>, max_influences: usize) -> Result<Model, S
             ..CharacterDesc::default()
         })),
     }
-}
-
-fn display_present() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
-}
-
-fn print_devices(args: &Args) -> Result<(), String> {
-    let instance = Instance::new(&InstanceDesc {
-        app_name: "viewer".into(),
-        validation: args.validation(),
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
-    for d in list_devices(&instance).map_err(|e| e.to_string())? {
-        println!("{d}");
-    }
-    Ok(())
-}
-
-/// The messenger's verdict once everything (device, instance) is gone.
-fn report(log: &MessageLog) -> ExitCode {
-    let problems = log.problems();
-    if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "viewer: the validation layer reported {} problem(s):\n{}",
-            problems.len(),
-            MessageLog::format(&problems)
-        );
-        ExitCode::FAILURE
-    }
-}
-
-fn fail(e: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("viewer: {e}");
-    ExitCode::FAILURE
-}
-
-/// The instance every mode starts from.
-pub fn instance(
-    args: &Args,
-    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
-) -> Result<Arc<Instance>, String> {
-    Instance::new(&InstanceDesc {
-        app_name: "viewer".into(),
-        validation: args.validation(),
-        synchronization_validation: true,
-        display,
-    })
-    .map_err(|e| e.to_string())
 }

@@ -24,7 +24,7 @@ use crate::scene::{Scene, SceneDesc};
 use crate::script::{Action, ClipRef, Script};
 use crate::shot::ShotTarget;
 use crate::ui::{self, Note, Snapshot, Stats};
-use crate::{instance, load_model, Args, CLEAR};
+use crate::{load_model, Args, CLEAR};
 
 /// Step of the frame-step keys and buttons, seconds.
 pub const STEP_SECONDS: f32 = 1.0 / 30.0;
@@ -202,7 +202,7 @@ impl App {
             .map_err(|e| format!("creating the window: {e}"))?;
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let instance = instance(&self.args, Some(display))?;
+        let instance = sample_common::instance("viewer", self.args.validation(), Some(display))?;
         self.log = Some(instance.messages().clone());
         // SAFETY: the window is stored in `self` and dropped after `gpu`.
         let surface = unsafe { Surface::new(&instance, display, handle) }.map_err(err)?;

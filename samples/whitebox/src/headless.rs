@@ -1,23 +1,14 @@
 //! `--headless`: offscreen target, N frames, one PNG each.
 
-use vkskin::gpu::{Device, DeviceDesc, MessageLog};
+use vkskin::gpu::MessageLog;
 use vkskin::render::{FramesInFlight, OffscreenTarget, DEFAULT_FRAMES_IN_FLIGHT};
 
-use crate::{instance, Args, Scene};
+use crate::{Args, Scene};
 
 pub fn run<S: Scene>(args: &Args) -> Result<MessageLog, String> {
-    let instance = instance(S::NAME, args, None)?;
-    let log = instance.messages().clone();
+    let (device, log) =
+        sample_common::headless_device(S::NAME, args.validation(), args.device.as_deref())?;
     let err = |e: vkskin::gpu::GpuError| e.to_string();
-    let device = Device::new(
-        &instance,
-        &DeviceDesc {
-            selector: args.device.as_deref(),
-            surface: None,
-        },
-    )
-    .map_err(err)?;
-    drop(instance);
     let frames_total = args.frames.unwrap_or(60);
     {
         let target = OffscreenTarget::new(&device, args.width, args.height).map_err(err)?;

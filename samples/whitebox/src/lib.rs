@@ -15,9 +15,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use vkskin::gpu::{
-    list_devices, validation_default, vk, Device, GpuResult, Instance, InstanceDesc, MessageLog,
-};
+use sample_common::{display_present, fail, print_devices, report};
+use vkskin::gpu::{validation_default, vk, Device, GpuResult};
 
 /// What a sample draws: made for a device and target formats, updated per
 /// frame, recorded around and inside the rendering scope.
@@ -107,9 +106,9 @@ pub fn run<S: Scene>() -> ExitCode {
         Err(e) => e.exit(),
     };
     if args.list_devices {
-        return match print_devices::<S>(&args) {
+        return match print_devices(S::NAME, args.validation()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail::<S>(&e),
+            Err(e) => fail(S::NAME, &e),
         };
     }
     let headless = args.headless || !display_present();
@@ -126,62 +125,7 @@ pub fn run<S: Scene>() -> ExitCode {
         window::run::<S>(&args)
     };
     match result {
-        Ok(log) => report::<S>(&log),
-        Err(e) => fail::<S>(&e),
+        Ok(log) => report(S::NAME, &log),
+        Err(e) => fail(S::NAME, &e),
     }
-}
-
-fn display_present() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
-}
-
-fn print_devices<S: Scene>(args: &Args) -> Result<(), String> {
-    let instance = Instance::new(&InstanceDesc {
-        app_name: S::NAME.into(),
-        validation: args.validation(),
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
-    for d in list_devices(&instance).map_err(|e| e.to_string())? {
-        println!("{d}");
-    }
-    Ok(())
-}
-
-/// The messenger's verdict once everything (device, instance) is gone.
-fn report<S: Scene>(log: &MessageLog) -> ExitCode {
-    let problems = log.problems();
-    if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "{}: the validation layer reported {} problem(s):\n{}",
-            S::NAME,
-            problems.len(),
-            MessageLog::format(&problems)
-        );
-        ExitCode::FAILURE
-    }
-}
-
-fn fail<S: Scene>(e: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("{}: {e}", S::NAME);
-    ExitCode::FAILURE
-}
-
-/// The instance every mode starts from.
-fn instance(
-    name: &str,
-    args: &Args,
-    display: Option<vkskin::gpu::raw_window_handle::RawDisplayHandle>,
-) -> Result<Arc<Instance>, String> {
-    Instance::new(&InstanceDesc {
-        app_name: name.into(),
-        validation: args.validation(),
-        synchronization_validation: true,
-        display,
-    })
-    .map_err(|e| e.to_string())
 }

@@ -14,7 +14,7 @@ use winit::keyboard::{Key, NamedKey};
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
 
-use crate::{instance, Args, Scene};
+use crate::{Args, Scene};
 
 /// Everything on the GPU side. Dropping it idles the device first (the
 /// last frames may still be executing), then the fields go in declaration
@@ -89,7 +89,7 @@ impl<S: Scene> App<S> {
             .map_err(|e| format!("creating the window: {e}"))?;
         let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
         let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let instance = instance(S::NAME, &self.args, Some(display))?;
+        let instance = sample_common::instance(S::NAME, self.args.validation(), Some(display))?;
         self.log = Some(instance.messages().clone());
         let err = |e: GpuError| e.to_string();
         // SAFETY: the window is stored in `self` and dropped after `gpu`.

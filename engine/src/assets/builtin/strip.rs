@@ -4,8 +4,7 @@
 use glam::{Quat, Vec3};
 
 use super::super::Model;
-use crate::anim::{Skeleton, Skin, Transform};
-use crate::mesh::{Influences, SkinnedMesh};
+use crate::anim::{Skeleton, Transform};
 
 /// Seed 002's strip, its data exactly as the seed types it: positions,
 /// normals (+Z), two triangles per quad, four joint indices and three
@@ -85,27 +84,14 @@ impl Strip {
     }
 
     pub fn model() -> Model {
-        let skeleton = Self::skeleton();
-        let mesh = SkinnedMesh {
-            name: "strip".into(),
-            positions: Self::POSITIONS.iter().map(|&p| Vec3::from(p)).collect(),
-            normals: vec![Vec3::Z; 12],
-            uvs: Vec::new(),
-            influences: Influences::from_implicit_fourth(&Self::JOINT_INDICES, &Self::WEIGHTS),
-            indices: Self::INDICES.to_vec(),
-            skin: 0,
-            material: None,
-        };
-        Model {
-            name: "strip".into(),
-            source: None,
-            skins: vec![Skin::whole_skeleton(&skeleton)],
-            skeleton,
-            meshes: vec![mesh],
-            clips: Vec::new(),
-            materials: Vec::new(),
-            warnings: Vec::new(),
-        }
+        super::seed_model(
+            "strip",
+            Self::skeleton(),
+            Self::POSITIONS.iter().map(|&p| Vec3::from(p)).collect(),
+            &Self::JOINT_INDICES,
+            &Self::WEIGHTS,
+            &Self::INDICES,
+        )
     }
 
     /// The seed's per-frame step: frame `n` (from 0) turns every joint by
@@ -129,7 +115,6 @@ impl Strip {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anim::{LinearBlendJob, LocalToModelJob};
     use glam::{Affine3A, Mat3};
 
     /// The seed's own arithmetic: matrices blended by weight, positions by
@@ -155,43 +140,21 @@ mod tests {
     #[test]
     fn engine_skinning_equals_the_seeds_arithmetic() {
         let model = Strip::model();
-        let s = &model.skeleton;
         let mut locals = vec![Transform::IDENTITY; 5];
-        let mut models = vec![Affine3A::IDENTITY; 5];
-        let mut skin = vec![Affine3A::IDENTITY; 5];
         for n in [0u64, 3, 17, 40] {
-            Strip::pose(s, Strip::angle(n, 1.0), &mut locals);
-            LocalToModelJob::full(s, &locals, &mut models)
-                .run()
-                .unwrap();
-            model.skins[0].skin_matrices(&models, &mut skin).unwrap();
+            Strip::pose(&model.skeleton, Strip::angle(n, 1.0), &mut locals);
+            let skin = model.skin_matrices(&locals).unwrap().remove(0);
             let (want_p, want_n) = seed_skin(&skin);
-            let mesh = &model.meshes[0];
-            let mut pos = vec![Vec3::ZERO; 12];
-            let mut nrm = vec![Vec3::ZERO; 12];
-            LinearBlendJob {
-                skin: &skin,
-                per_vertex: mesh.influences.per_vertex,
-                joints: &mesh.influences.joints,
-                weights: &mesh.influences.weights,
-                positions: &mesh.positions,
-                normals: &mesh.normals,
-                out_positions: &mut pos,
-                out_normals: &mut nrm,
-            }
-            .run()
-            .unwrap();
+            let got = model.skin_cpu(&locals).unwrap().remove(0);
             for v in 0..12 {
-                assert!(pos[v].abs_diff_eq(want_p[v], 1e-5), "frame {n} vertex {v}");
-                assert!(nrm[v].abs_diff_eq(want_n[v], 1e-5), "frame {n} normal {v}");
+                let (p, nrm) = (got.positions[v], got.normals[v]);
+                assert!(p.abs_diff_eq(want_p[v], 1e-5), "frame {n} vertex {v}");
+                assert!(nrm.abs_diff_eq(want_n[v], 1e-5), "frame {n} normal {v}");
             }
         }
         // The bind pose leaves the strip as typed; later frames bend it.
-        Strip::pose(s, 0.0, &mut locals);
-        LocalToModelJob::full(s, &locals, &mut models)
-            .run()
-            .unwrap();
-        model.skins[0].skin_matrices(&models, &mut skin).unwrap();
+        Strip::pose(&model.skeleton, 0.0, &mut locals);
+        let skin = model.skin_matrices(&locals).unwrap().remove(0);
         assert!(skin.iter().all(|m| m.abs_diff_eq(Affine3A::IDENTITY, 1e-6)));
         assert!(Strip::angle(2, 1.0) > 0.3);
     }

@@ -1,8 +1,7 @@
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::anim::{Skeleton, Skin, Transform};
+use crate::anim::{Skeleton, Transform};
 use crate::assets::Model;
-use crate::mesh::{Influences, SkinnedMesh};
 
 /// Seed 000's hand-made "whitebox" trident: 7 joints, 15 vertices, 13
 /// triangles, skinned by up to 4 influences with the fourth weight implied.
@@ -137,30 +136,17 @@ impl Trident {
     /// The whole model: skeleton, one skin over all joints, one mesh, no clips
     /// (the animation is procedural, see [`Trident::pose`]).
     pub fn model() -> Model {
-        let skeleton = Self::skeleton();
-        let mesh = SkinnedMesh {
-            name: "trident".into(),
-            positions: Self::POSITIONS
+        super::seed_model(
+            "trident",
+            Self::skeleton(),
+            Self::POSITIONS
                 .iter()
                 .map(|&[x, y]| Vec3::new(x, y, 0.0))
                 .collect(),
-            normals: vec![Vec3::Z; 15],
-            uvs: Vec::new(),
-            influences: Influences::from_implicit_fourth(&Self::JOINT_INDICES, &Self::WEIGHTS),
-            indices: Self::INDICES.to_vec(),
-            skin: 0,
-            material: None,
-        };
-        Model {
-            name: "trident".into(),
-            source: None,
-            skins: vec![Skin::whole_skeleton(&skeleton)],
-            skeleton,
-            meshes: vec![mesh],
-            clips: Vec::new(),
-            materials: Vec::new(),
-            warnings: Vec::new(),
-        }
+            &Self::JOINT_INDICES,
+            &Self::WEIGHTS,
+            &Self::INDICES,
+        )
     }
 
     /// The seed's animation at time `t` (seconds): joints 1..=6 turn about

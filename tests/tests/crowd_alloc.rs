@@ -3,51 +3,16 @@
 //!
 //! One test in this binary, so no other test allocates alongside it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use vkskin::anim::{Affine4x3, Crowd, CrowdInstance, Parallelism, Skin};
 use vkskin::assets::builtin::procedural;
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is System's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use vkskin_tests::alloc::{allocations, assert_counting, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn allocations() -> usize {
-    ALLOCATIONS.load(Ordering::SeqCst)
-}
-
 #[test]
 fn frames_allocate_nothing() {
+    assert_counting();
     let model = procedural::bench_character(500, 48).unwrap();
     let skin = Skin::whole_skeleton(&model.skeleton);
     let instances = (0..500)
