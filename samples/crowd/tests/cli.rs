@@ -180,7 +180,7 @@ fn bad_arguments_are_errors_that_say_why() {
             "this sample draws 1 to 100000 instances",
         ),
         (vec!["--threads", "0"], "--threads 0"),
-        (vec!["--size", "0x10"], "expected WIDTHxHEIGHT"),
+        (vec!["--size", "0x10"], "0 is outside 1..=16384"),
         (vec!["/nonexistent/crowd.glb"], "/nonexistent/crowd.glb"),
     ] {
         let mut all = vec!["--headless", "--frames", "1"];
