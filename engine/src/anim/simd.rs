@@ -173,21 +173,6 @@ pub(crate) mod x86 {
         }
     }
 
-    /// Eight 16-float rows for the AoS -> SoA hand-over.
-    #[repr(C, align(32))]
-    struct Block([[f32; 16]; 8]);
-
-    /// Transposes component `chunk` (4 floats at `chunk * 4`) of the eight
-    /// rows into x, y, z vectors over the rows.
-    #[inline(always)]
-    unsafe fn soa3(rows: &Block, chunk: usize) -> (__m256, __m256, __m256) {
-        unsafe {
-            let r = |v: usize| rows.0[v].as_ptr().add(chunk * 4);
-            let l = |v: usize| _mm256_loadu2_m128(r(v + 4), r(v));
-            soa3_from(l(0), l(1), l(2), l(3))
-        }
-    }
-
     /// `[a_v | a_{v+4}]` for v = 0..4, each a vec4 (x, y, z, _): returns x, y,
     /// z over the eight.
     #[inline(always)]
@@ -253,10 +238,14 @@ pub(crate) mod x86 {
     }
 
     /// Linear blend skinning of `K` influences per vertex: each vertex's
-    /// matrix is blended in AVX registers, then eight at a time are turned
-    /// into structure-of-arrays form for the position, the cofactor normal
-    /// and its normalisation, which then cost a few lanes each. The last
-    /// vertices (fewer than eight) go one at a time.
+    /// matrix is blended in AVX registers (with four influences, the
+    /// indices and the weights come in one load each), then eight at a time
+    /// are turned into structure-of-arrays form in registers (vertex v
+    /// paired with v + 4 by lane permutes, then unpacks) for the position,
+    /// the cofactor normal and its normalisation, which then cost a few
+    /// lanes each. The last vertices (fewer than eight) go one at a time.
+    /// Positions without normals take [`lbs_positions`] instead, and one
+    /// weightless influence with normals [`lbs1_normals`].
     ///
     /// With `K == 1` and no weights (validated: each weight 1) the
     /// matrices are used as they are, no weight read or multiplied.
@@ -280,7 +269,6 @@ pub(crate) mod x86 {
         // Validated: no weights only with one influence, each weight 1.
         let weighted = !weights.is_empty();
         let sp = skin.as_ptr();
-        let mut block = Block([[0.0; 16]; 8]);
         let blend = |v: usize| -> (__m256, __m256) {
             unsafe {
                 let js = joints.as_ptr().add(v * K);
@@ -288,6 +276,25 @@ pub(crate) mod x86 {
                     return load_affine(sp.add(*js as usize));
                 }
                 let ws = weights.as_ptr().add(v * K);
+                if K == 4 {
+                    // Four indices in one load, four weights in another.
+                    let q = (js as *const u64).read_unaligned();
+                    let wv = _mm256_castps128_ps256(_mm_loadu_ps(ws));
+                    let term = |k: u32| {
+                        let j = ((q >> (16 * k)) & 0xFFFF) as usize;
+                        let w = _mm256_permutevar8x32_ps(wv, _mm256_set1_epi32(k as i32));
+                        (load_affine(sp.add(j)), w)
+                    };
+                    let ((a, b), w) = term(0);
+                    let mut acc0 = _mm256_mul_ps(a, w);
+                    let mut acc1 = _mm256_mul_ps(b, w);
+                    for k in 1..4 {
+                        let ((a, b), w) = term(k);
+                        acc0 = _mm256_fmadd_ps(a, w, acc0);
+                        acc1 = _mm256_fmadd_ps(b, w, acc1);
+                    }
+                    return (acc0, acc1);
+                }
                 let (a, b) = load_affine(sp.add(*js as usize));
                 let w = _mm256_broadcast_ss(&*ws);
                 let mut acc0 = _mm256_mul_ps(a, w);
@@ -331,16 +338,26 @@ pub(crate) mod x86 {
                         (a(col(0)), a(col(1)), a(col(2)), a(col(3)))
                     }
                 } else {
-                    for (i, row) in block.0.iter_mut().enumerate() {
-                        let (acc0, acc1) = blend(base + i);
-                        _mm256_store_ps(row.as_mut_ptr(), acc0);
-                        _mm256_store_ps(row.as_mut_ptr().add(8), acc1);
-                    }
-                    let a = |c: usize| {
-                        let (x, y, z) = soa3(&block, c);
+                    // Blended [c0 | c1], [c2 | t] of the eight vertices, then
+                    // vertex v and v + 4 paired per column (in registers).
+                    let m: [(__m256, __m256); 8] = std::array::from_fn(|i| blend(base + i));
+                    let col = |hi: bool, lane: i32| {
+                        let r = |v: usize| {
+                            let (x, y) = if hi {
+                                (m[v].1, m[v + 4].1)
+                            } else {
+                                (m[v].0, m[v + 4].0)
+                            };
+                            if lane == 0 {
+                                _mm256_permute2f128_ps(x, y, 0x20)
+                            } else {
+                                _mm256_permute2f128_ps(x, y, 0x31)
+                            }
+                        };
+                        let (x, y, z) = soa3_from(r(0), r(1), r(2), r(3));
                         [x, y, z]
                     };
-                    (a(0), a(1), a(2), a(3))
+                    (col(false, 0), col(false, 1), col(true, 0), col(true, 1))
                 };
                 let (px, py, pz) = load_vec3x8(positions, base);
                 let ox = _mm256_fmadd_ps(
@@ -416,6 +433,306 @@ pub(crate) mod x86 {
                     let t = _mm_fmadd_ps(z, _mm_set1_ps(nn.z), t);
                     store3(out_normals, v, normalize3(t));
                 }
+            }
+        }
+    }
+
+    /// `[p.x x4 | p.y x4]` and `[p.z x4 | w x4]` for the vec3 at `p`, from
+    /// broadcasts straight out of memory: the right operands for an affine
+    /// matrix held as `[c0 | c1]`, `[c2 | t]`.
+    ///
+    /// The broadcasts are written as assembly: given intrinsics, LLVM
+    /// merges the two halves' loads into scalar loads and cross-lane
+    /// shuffles, which cost the shuffle ports more than the loads saved.
+    #[inline(always)]
+    unsafe fn splat_xy_zw(p: *const f32, w: __m256) -> (__m256, __m256) {
+        unsafe {
+            (
+                _mm256_blend_ps(broadcast(p), broadcast(p.add(1)), 0xF0),
+                _mm256_blend_ps(broadcast(p.add(2)), w, 0xF0),
+            )
+        }
+    }
+
+    /// `*p` in every lane, one load instruction LLVM cannot rewrite.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    unsafe fn broadcast(p: *const f32) -> __m256 {
+        let r: __m256;
+        // SAFETY: the caller's `p` points at a readable f32.
+        unsafe {
+            std::arch::asm!(
+                "vbroadcastss {r}, dword ptr [{p}]",
+                p = in(reg) p,
+                r = out(ymm_reg) r,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        r
+    }
+
+    /// Vertex `v`'s blended matrix as `[c0 | c1]`, `[c2 | t]`: its `K`
+    /// palette entries times their weights, or the one entry as it is when
+    /// there are no weights (validated: one influence, weight 1).
+    ///
+    /// `W` says whether there are weights, so that the test is made once
+    /// per job rather than per vertex.
+    #[inline(always)]
+    unsafe fn blend_affine<const K: usize, const W: bool>(
+        sp: *const Affine3A,
+        joints: &[u16],
+        weights: &[f32],
+        v: usize,
+    ) -> (__m256, __m256) {
+        unsafe {
+            let js = joints.as_ptr().add(v * K);
+            if K == 1 && !W {
+                return load_affine(sp.add(*js as usize));
+            }
+            let ws = weights.as_ptr().add(v * K);
+            let (a, b) = load_affine(sp.add(*js as usize));
+            let w = _mm256_broadcast_ss(&*ws);
+            let mut acc0 = _mm256_mul_ps(a, w);
+            let mut acc1 = _mm256_mul_ps(b, w);
+            for k in 1..K {
+                let (a, b) = load_affine(sp.add(*js.add(k) as usize));
+                let w = _mm256_broadcast_ss(&*ws.add(k));
+                acc0 = _mm256_fmadd_ps(a, w, acc0);
+                acc1 = _mm256_fmadd_ps(b, w, acc1);
+            }
+            (acc0, acc1)
+        }
+    }
+
+    /// Linear blend skinning of positions only, one vertex at a time with
+    /// no transpose: the blended `[c0 | c1]`, `[c2 | t]` times `[x | y]`,
+    /// `[z | 1]` splats of the position (one 16-byte load and in-register
+    /// shuffles; the load reaches into the next vertex, so the last vertex
+    /// takes broadcasts instead), the two halves added. Each vertex's
+    /// 16-byte store spills into the next vertex's x, which that vertex
+    /// then writes; the last one stores its three floats alone. Four
+    /// vertices per loop trip keep the loop's own instructions down.
+    ///
+    /// # Safety
+    /// As [`lbs`].
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn lbs_positions<const K: usize>(
+        skin: &[Affine3A],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        out_positions: &mut [Vec3],
+    ) {
+        unsafe {
+            if weights.is_empty() {
+                lbs_positions_with::<K, false>(skin, joints, weights, positions, out_positions);
+            } else {
+                lbs_positions_with::<K, true>(skin, joints, weights, positions, out_positions);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn lbs_positions_with<const K: usize, const W: bool>(
+        skin: &[Affine3A],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        out_positions: &mut [Vec3],
+    ) {
+        unsafe {
+            let n = positions.len();
+            if n == 0 {
+                return;
+            }
+            let sp = skin.as_ptr();
+            let one = _mm256_set1_ps(1.0);
+            let pp = positions.as_ptr() as *const f32;
+            let op = out_positions.as_mut_ptr() as *mut f32;
+            let i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+            let i2 = _mm256_set1_epi32(2);
+            // Needs v + 1 < n (the load reads the next vertex's x).
+            let vertex = |v: usize| {
+                let (a, b) = blend_affine::<K, W>(sp, joints, weights, v);
+                let q = _mm_loadu_ps(pp.add(3 * v));
+                let q = _mm256_set_m128(q, q);
+                let p01 = _mm256_permutevar_ps(q, i01);
+                let p2w = _mm256_blend_ps(_mm256_permutevar_ps(q, i2), one, 0xF0);
+                _mm_storeu_ps(
+                    op.add(3 * v),
+                    add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w))),
+                );
+            };
+            let mut v = 0;
+            while v + 4 < n {
+                vertex(v);
+                vertex(v + 1);
+                vertex(v + 2);
+                vertex(v + 3);
+                v += 4;
+            }
+            while v + 1 < n {
+                vertex(v);
+                v += 1;
+            }
+            let (a, b) = blend_affine::<K, W>(sp, joints, weights, n - 1);
+            let (p01, p2w) = splat_xy_zw(pp.add(3 * (n - 1)), one);
+            let r = add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)));
+            store3(out_positions, n - 1, r);
+        }
+    }
+
+    /// A palette's cofactor matrices for one-influence normals, as
+    /// `[cof0 | cof1]`, `[cof2 | 0]` with every w lane 0.
+    #[repr(C, align(32))]
+    #[derive(Clone, Copy)]
+    pub(crate) struct CofactorEntry([f32; 16]);
+
+    /// Most palette entries [`lbs1_normals`] takes (its table lives on the
+    /// stack: 8 KiB).
+    pub(crate) const COFACTOR_TABLE_MAX: usize = 128;
+
+    /// Fills `table[i]` with the cofactor of `skin[i]`'s 3x3 (the scalar
+    /// definition's columns: c1 x c2, c2 x c0, c0 x c1).
+    #[inline(always)]
+    fn cofactor_table(skin: &[Affine3A], table: &mut [CofactorEntry]) {
+        for (m, e) in skin.iter().zip(table.iter_mut()) {
+            let c = crate::anim::skinning::cofactor(&m.matrix3);
+            e.0 = [
+                c.x_axis.x, c.x_axis.y, c.x_axis.z, 0.0, c.y_axis.x, c.y_axis.y, c.y_axis.z, 0.0,
+                c.z_axis.x, c.z_axis.y, c.z_axis.z, 0.0, 0.0, 0.0, 0.0, 0.0,
+            ];
+        }
+    }
+
+    /// Linear blend skinning of one influence per vertex with no weights
+    /// (each 1), positions and normals. Every vertex takes its matrix as it
+    /// is, so the cofactor of each palette entry is worked out once, and
+    /// each vertex costs two matrix-vector products from broadcasts (no
+    /// transpose). Normals are renormalised eight at a time: their squared
+    /// lengths gather into one register by horizontal adds.
+    ///
+    /// # Safety
+    /// As [`lbs`], with one influence per vertex, no weights, normals as
+    /// long as the positions and `skin.len() <= COFACTOR_TABLE_MAX`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn lbs1_normals(
+        skin: &[Affine3A],
+        joints: &[u16],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        unsafe {
+            let mut table = [CofactorEntry([0.0; 16]); COFACTOR_TABLE_MAX];
+            cofactor_table(skin, &mut table);
+            let n = positions.len();
+            let sp = skin.as_ptr();
+            let tp = table.as_ptr() as *const f32;
+            let one = _mm256_set1_ps(1.0);
+            let zero = _mm256_setzero_ps();
+            let pp = positions.as_ptr() as *const f32;
+            let np = normals.as_ptr() as *const f32;
+            let op = out_positions.as_mut_ptr() as *mut f32;
+            let on = out_normals.as_mut_ptr() as *mut f32;
+            let i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+            let i2 = _mm256_set1_epi32(2);
+            // `[x | y]`, `[z | z]` splats from one 16-byte load (reaching
+            // into the next vertex: needs v + 1 < n).
+            let splat = |p: *const f32| {
+                let q = _mm_loadu_ps(p);
+                let q = _mm256_set_m128(q, q);
+                (_mm256_permutevar_ps(q, i01), _mm256_permutevar_ps(q, i2))
+            };
+            // Position and normal, unreduced as `[lo | hi]` halves to add.
+            let vertex = |v: usize| {
+                let j = *joints.get_unchecked(v) as usize;
+                let (a, b) = load_affine(sp.add(j));
+                let (p01, p2) = splat(pp.add(3 * v));
+                let p2w = _mm256_blend_ps(p2, one, 0xF0);
+                let rp = _mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w));
+                let c = tp.add(16 * j);
+                let (n01, n2) = splat(np.add(3 * v));
+                let rn = _mm256_fmadd_ps(
+                    _mm256_load_ps(c),
+                    n01,
+                    _mm256_mul_ps(_mm256_load_ps(c.add(8)), n2),
+                );
+                (rp, rn)
+            };
+            let halves = |r0: __m256, r1: __m256| {
+                _mm256_add_ps(
+                    _mm256_permute2f128_ps(r0, r1, 0x20),
+                    _mm256_permute2f128_ps(r0, r1, 0x31),
+                )
+            };
+            // Two vertices: positions stored, normals returned as
+            // [n_v | n_v+1].
+            let pair = |v: usize| {
+                let (p0, n0) = vertex(v);
+                let (p1, n1) = vertex(v + 1);
+                let p = halves(p0, p1);
+                _mm_storeu_ps(op.add(3 * v), _mm256_castps256_ps128(p));
+                _mm_storeu_ps(op.add(3 * v + 3), _mm256_extractf128_ps(p, 1));
+                halves(n0, n1)
+            };
+            // Blocks of eight while a vertex follows them (the last one's
+            // full stores spill into it).
+            let mut base = 0;
+            while base + 8 < n {
+                let s01 = pair(base);
+                let s23 = pair(base + 2);
+                let s45 = pair(base + 4);
+                let s67 = pair(base + 6);
+                // |n|^2 of vertices 0 2 4 6 | 1 3 5 7.
+                let h = _mm256_hadd_ps(
+                    _mm256_hadd_ps(_mm256_mul_ps(s01, s01), _mm256_mul_ps(s23, s23)),
+                    _mm256_hadd_ps(_mm256_mul_ps(s45, s45), _mm256_mul_ps(s67, s67)),
+                );
+                let d = _mm256_max_ps(h, _mm256_set1_ps(1e-30));
+                let y = _mm256_rsqrt_ps(d);
+                let t = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+                let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), t));
+                let out = |s: __m256, lane: i32, v: usize| {
+                    let f = _mm256_permutevar8x32_ps(
+                        y,
+                        _mm256_setr_epi32(
+                            lane,
+                            lane,
+                            lane,
+                            lane,
+                            lane + 4,
+                            lane + 4,
+                            lane + 4,
+                            lane + 4,
+                        ),
+                    );
+                    let r = _mm256_mul_ps(s, f);
+                    _mm_storeu_ps(on.add(3 * v), _mm256_castps256_ps128(r));
+                    _mm_storeu_ps(on.add(3 * v + 3), _mm256_extractf128_ps(r, 1));
+                };
+                out(s01, 0, base);
+                out(s23, 1, base + 2);
+                out(s45, 2, base + 4);
+                out(s67, 3, base + 6);
+                base += 8;
+            }
+            for v in base..n {
+                let j = *joints.get_unchecked(v) as usize;
+                let (a, b) = load_affine(sp.add(j));
+                let (p01, p2w) = splat_xy_zw(pp.add(3 * v), one);
+                let pos = add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)));
+                store3(out_positions, v, pos);
+                let c = tp.add(16 * j);
+                let (n01, n2) = splat_xy_zw(np.add(3 * v), zero);
+                let r = _mm256_fmadd_ps(
+                    _mm256_load_ps(c),
+                    n01,
+                    _mm256_mul_ps(_mm256_load_ps(c.add(8)), n2),
+                );
+                store3(out_normals, v, normalize3(add_halves(r)));
             }
         }
     }

@@ -218,8 +218,30 @@ pub(crate) fn lbs_fast(
         lbs_reference(skin, k, j, w, p, n, op, on);
         return;
     }
-    // SAFETY: the caller checked the tier (AVX2 + FMA at least) and
-    // validate_streams.
+    // SAFETY (all three): the caller checked the tier (AVX2 + FMA at
+    // least) and validate_streams. Positions alone need no transpose;
+    // one weightless influence with normals takes each palette entry's
+    // cofactor from a table made once per call (when the palette is no
+    // longer than the mesh and fits the kernel's stack table).
+    if n.is_empty() && (1..=8).contains(&k) {
+        unsafe {
+            match k {
+                1 => x86::lbs_positions::<1>(skin, j, w, p, op),
+                2 => x86::lbs_positions::<2>(skin, j, w, p, op),
+                3 => x86::lbs_positions::<3>(skin, j, w, p, op),
+                4 => x86::lbs_positions::<4>(skin, j, w, p, op),
+                5 => x86::lbs_positions::<5>(skin, j, w, p, op),
+                6 => x86::lbs_positions::<6>(skin, j, w, p, op),
+                7 => x86::lbs_positions::<7>(skin, j, w, p, op),
+                _ => x86::lbs_positions::<8>(skin, j, w, p, op),
+            }
+        }
+        return;
+    }
+    if k == 1 && !weighted && skin.len() <= x86::COFACTOR_TABLE_MAX && skin.len() <= p.len() {
+        unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
+        return;
+    }
     unsafe {
         match k {
             1 => x86::lbs::<1>(skin, j, w, p, n, op, on),
