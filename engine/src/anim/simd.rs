@@ -269,43 +269,11 @@ pub(crate) mod x86 {
         // Validated: no weights only with one influence, each weight 1.
         let weighted = !weights.is_empty();
         let sp = skin.as_ptr();
-        let blend = |v: usize| -> (__m256, __m256) {
-            unsafe {
-                let js = joints.as_ptr().add(v * K);
-                if K == 1 && !weighted {
-                    return load_affine(sp.add(*js as usize));
-                }
-                let ws = weights.as_ptr().add(v * K);
-                if K == 4 {
-                    // Four indices in one load, four weights in another.
-                    let q = (js as *const u64).read_unaligned();
-                    let wv = _mm256_castps128_ps256(_mm_loadu_ps(ws));
-                    let term = |k: u32| {
-                        let j = ((q >> (16 * k)) & 0xFFFF) as usize;
-                        let w = _mm256_permutevar8x32_ps(wv, _mm256_set1_epi32(k as i32));
-                        (load_affine(sp.add(j)), w)
-                    };
-                    let ((a, b), w) = term(0);
-                    let mut acc0 = _mm256_mul_ps(a, w);
-                    let mut acc1 = _mm256_mul_ps(b, w);
-                    for k in 1..4 {
-                        let ((a, b), w) = term(k);
-                        acc0 = _mm256_fmadd_ps(a, w, acc0);
-                        acc1 = _mm256_fmadd_ps(b, w, acc1);
-                    }
-                    return (acc0, acc1);
-                }
-                let (a, b) = load_affine(sp.add(*js as usize));
-                let w = _mm256_broadcast_ss(&*ws);
-                let mut acc0 = _mm256_mul_ps(a, w);
-                let mut acc1 = _mm256_mul_ps(b, w);
-                for k in 1..K {
-                    let (a, b) = load_affine(sp.add(*js.add(k) as usize));
-                    let w = _mm256_broadcast_ss(&*ws.add(k));
-                    acc0 = _mm256_fmadd_ps(a, w, acc0);
-                    acc1 = _mm256_fmadd_ps(b, w, acc1);
-                }
-                (acc0, acc1)
+        let blend = |v: usize| unsafe {
+            if weighted {
+                blend_affine::<K, true>(sp, joints, weights, v)
+            } else {
+                blend_affine::<K, false>(sp, joints, weights, v)
             }
         };
         let blocks = n / 8;
@@ -437,38 +405,32 @@ pub(crate) mod x86 {
         }
     }
 
-    /// `[p.x x4 | p.y x4]` and `[p.z x4 | w x4]` for the vec3 at `p`, from
-    /// broadcasts straight out of memory: the right operands for an affine
-    /// matrix held as `[c0 | c1]`, `[c2 | t]`.
-    ///
-    /// The broadcasts are written as assembly: given intrinsics, LLVM
-    /// merges the two halves' loads into scalar loads and cross-lane
-    /// shuffles, which cost the shuffle ports more than the loads saved.
+    /// `[x x4 | y x4]` and `[z x4 | z x4]` from `q = (x, y, z, _)`: the
+    /// right operands for an affine matrix held as `[c0 | c1]`, `[c2 | t]`
+    /// (blend a 1 into the upper half of the second for the translation).
     #[inline(always)]
-    unsafe fn splat_xy_zw(p: *const f32, w: __m256) -> (__m256, __m256) {
+    unsafe fn splat_xy_zz(q: __m128) -> (__m256, __m256) {
         unsafe {
+            let q = _mm256_set_m128(q, q);
             (
-                _mm256_blend_ps(broadcast(p), broadcast(p.add(1)), 0xF0),
-                _mm256_blend_ps(broadcast(p.add(2)), w, 0xF0),
+                _mm256_permutevar_ps(q, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)),
+                _mm256_permutevar_ps(q, _mm256_set1_epi32(2)),
             )
         }
     }
 
-    /// `*p` in every lane, one load instruction LLVM cannot rewrite.
-    #[target_feature(enable = "avx")]
-    #[inline]
-    unsafe fn broadcast(p: *const f32) -> __m256 {
-        let r: __m256;
-        // SAFETY: the caller's `p` points at a readable f32.
+    /// `v[i]` as `(x, y, z, _)`: one 16-byte load reaching into `v[i + 1]`
+    /// when there is one, else the three floats alone.
+    #[inline(always)]
+    unsafe fn load_vec3(v: &[Vec3], i: usize) -> __m128 {
         unsafe {
-            std::arch::asm!(
-                "vbroadcastss {r}, dword ptr [{p}]",
-                p = in(reg) p,
-                r = out(ymm_reg) r,
-                options(pure, readonly, nostack, preserves_flags),
-            );
+            if i + 1 < v.len() {
+                _mm_loadu_ps(v.as_ptr().add(i) as *const f32)
+            } else {
+                let p = v.get_unchecked(i);
+                _mm_setr_ps(p.x, p.y, p.z, 0.0)
+            }
         }
-        r
     }
 
     /// Vertex `v`'s blended matrix as `[c0 | c1]`, `[c2 | t]`: its `K`
@@ -490,13 +452,35 @@ pub(crate) mod x86 {
                 return load_affine(sp.add(*js as usize));
             }
             let ws = weights.as_ptr().add(v * K);
-            let (a, b) = load_affine(sp.add(*js as usize));
-            let w = _mm256_broadcast_ss(&*ws);
+            // Four influences: the indices in one load, the weights in
+            // another; other counts read each from memory.
+            let q = if K == 4 {
+                (js as *const u64).read_unaligned()
+            } else {
+                0
+            };
+            let wv = if K == 4 {
+                _mm256_castps128_ps256(_mm_loadu_ps(ws))
+            } else {
+                _mm256_setzero_ps()
+            };
+            let term = |k: usize| {
+                if K == 4 {
+                    let j = ((q >> (16 * k)) & 0xFFFF) as usize;
+                    let w = _mm256_permutevar8x32_ps(wv, _mm256_set1_epi32(k as i32));
+                    (load_affine(sp.add(j)), w)
+                } else {
+                    (
+                        load_affine(sp.add(*js.add(k) as usize)),
+                        _mm256_broadcast_ss(&*ws.add(k)),
+                    )
+                }
+            };
+            let ((a, b), w) = term(0);
             let mut acc0 = _mm256_mul_ps(a, w);
             let mut acc1 = _mm256_mul_ps(b, w);
             for k in 1..K {
-                let (a, b) = load_affine(sp.add(*js.add(k) as usize));
-                let w = _mm256_broadcast_ss(&*ws.add(k));
+                let ((a, b), w) = term(k);
                 acc0 = _mm256_fmadd_ps(a, w, acc0);
                 acc1 = _mm256_fmadd_ps(b, w, acc1);
             }
@@ -508,7 +492,7 @@ pub(crate) mod x86 {
     /// no transpose: the blended `[c0 | c1]`, `[c2 | t]` times `[x | y]`,
     /// `[z | 1]` splats of the position (one 16-byte load and in-register
     /// shuffles; the load reaches into the next vertex, so the last vertex
-    /// takes broadcasts instead), the two halves added. Each vertex's
+    /// loads its three floats alone), the two halves added. Each vertex's
     /// 16-byte store spills into the next vertex's x, which that vertex
     /// then writes; the last one stores its three floats alone. Four
     /// vertices per loop trip keep the loop's own instructions down.
@@ -550,35 +534,30 @@ pub(crate) mod x86 {
             let one = _mm256_set1_ps(1.0);
             let pp = positions.as_ptr() as *const f32;
             let op = out_positions.as_mut_ptr() as *mut f32;
-            let i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-            let i2 = _mm256_set1_epi32(2);
-            // Needs v + 1 < n (the load reads the next vertex's x).
-            let vertex = |v: usize| {
+            // Vertex v against its position `q`, the halves added.
+            let vertex = |v: usize, q: __m128| {
                 let (a, b) = blend_affine::<K, W>(sp, joints, weights, v);
-                let q = _mm_loadu_ps(pp.add(3 * v));
-                let q = _mm256_set_m128(q, q);
-                let p01 = _mm256_permutevar_ps(q, i01);
-                let p2w = _mm256_blend_ps(_mm256_permutevar_ps(q, i2), one, 0xF0);
-                _mm_storeu_ps(
-                    op.add(3 * v),
-                    add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w))),
-                );
+                let (p01, p2) = splat_xy_zz(q);
+                let p2w = _mm256_blend_ps(p2, one, 0xF0);
+                add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)))
+            };
+            // Needs v + 1 < n (the load reads the next vertex's x).
+            let full = |v: usize| {
+                _mm_storeu_ps(op.add(3 * v), vertex(v, _mm_loadu_ps(pp.add(3 * v))));
             };
             let mut v = 0;
             while v + 4 < n {
-                vertex(v);
-                vertex(v + 1);
-                vertex(v + 2);
-                vertex(v + 3);
+                full(v);
+                full(v + 1);
+                full(v + 2);
+                full(v + 3);
                 v += 4;
             }
             while v + 1 < n {
-                vertex(v);
+                full(v);
                 v += 1;
             }
-            let (a, b) = blend_affine::<K, W>(sp, joints, weights, n - 1);
-            let (p01, p2w) = splat_xy_zw(pp.add(3 * (n - 1)), one);
-            let r = add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)));
+            let r = vertex(n - 1, load_vec3(positions, n - 1));
             store3(out_positions, n - 1, r);
         }
     }
@@ -632,29 +611,20 @@ pub(crate) mod x86 {
             let sp = skin.as_ptr();
             let tp = table.as_ptr() as *const f32;
             let one = _mm256_set1_ps(1.0);
-            let zero = _mm256_setzero_ps();
             let pp = positions.as_ptr() as *const f32;
             let np = normals.as_ptr() as *const f32;
             let op = out_positions.as_mut_ptr() as *mut f32;
             let on = out_normals.as_mut_ptr() as *mut f32;
-            let i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-            let i2 = _mm256_set1_epi32(2);
-            // `[x | y]`, `[z | z]` splats from one 16-byte load (reaching
-            // into the next vertex: needs v + 1 < n).
-            let splat = |p: *const f32| {
-                let q = _mm_loadu_ps(p);
-                let q = _mm256_set_m128(q, q);
-                (_mm256_permutevar_ps(q, i01), _mm256_permutevar_ps(q, i2))
-            };
-            // Position and normal, unreduced as `[lo | hi]` halves to add.
-            let vertex = |v: usize| {
+            // Vertex v's position and normal from `(x, y, z, _)` loads of
+            // them, unreduced as `[lo | hi]` halves to add.
+            let vertex = |v: usize, qp: __m128, qn: __m128| {
                 let j = *joints.get_unchecked(v) as usize;
                 let (a, b) = load_affine(sp.add(j));
-                let (p01, p2) = splat(pp.add(3 * v));
+                let (p01, p2) = splat_xy_zz(qp);
                 let p2w = _mm256_blend_ps(p2, one, 0xF0);
                 let rp = _mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w));
                 let c = tp.add(16 * j);
-                let (n01, n2) = splat(np.add(3 * v));
+                let (n01, n2) = splat_xy_zz(qn);
                 let rn = _mm256_fmadd_ps(
                     _mm256_load_ps(c),
                     n01,
@@ -662,6 +632,10 @@ pub(crate) mod x86 {
                 );
                 (rp, rn)
             };
+            // One 16-byte load each (reaching into the next vertex: needs
+            // v + 1 < n).
+            let full =
+                |v: usize| vertex(v, _mm_loadu_ps(pp.add(3 * v)), _mm_loadu_ps(np.add(3 * v)));
             let halves = |r0: __m256, r1: __m256| {
                 _mm256_add_ps(
                     _mm256_permute2f128_ps(r0, r1, 0x20),
@@ -671,8 +645,8 @@ pub(crate) mod x86 {
             // Two vertices: positions stored, normals returned as
             // [n_v | n_v+1].
             let pair = |v: usize| {
-                let (p0, n0) = vertex(v);
-                let (p1, n1) = vertex(v + 1);
+                let (p0, n0) = full(v);
+                let (p1, n1) = full(v + 1);
                 let p = halves(p0, p1);
                 _mm_storeu_ps(op.add(3 * v), _mm256_castps256_ps128(p));
                 _mm_storeu_ps(op.add(3 * v + 3), _mm256_extractf128_ps(p, 1));
@@ -720,19 +694,9 @@ pub(crate) mod x86 {
                 base += 8;
             }
             for v in base..n {
-                let j = *joints.get_unchecked(v) as usize;
-                let (a, b) = load_affine(sp.add(j));
-                let (p01, p2w) = splat_xy_zw(pp.add(3 * v), one);
-                let pos = add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)));
-                store3(out_positions, v, pos);
-                let c = tp.add(16 * j);
-                let (n01, n2) = splat_xy_zw(np.add(3 * v), zero);
-                let r = _mm256_fmadd_ps(
-                    _mm256_load_ps(c),
-                    n01,
-                    _mm256_mul_ps(_mm256_load_ps(c.add(8)), n2),
-                );
-                store3(out_normals, v, normalize3(add_halves(r)));
+                let (rp, rn) = vertex(v, load_vec3(positions, v), load_vec3(normals, v));
+                store3(out_positions, v, add_halves(rp));
+                store3(out_normals, v, normalize3(add_halves(rn)));
             }
         }
     }
