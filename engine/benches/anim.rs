@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use vkskin::anim::*;
-use vkskin::glam::{Affine3A, EulerRot, Quat, Vec3};
+use vkskin::glam::{Affine3A, EulerRot, Mat3A, Quat, Vec3};
 
 const KEYS: usize = 30;
 const VERTICES_DEFAULT: usize = 100_000;
@@ -191,6 +191,10 @@ impl Sampler {
 struct Skinning {
     palette: Vec<Affine3A>,
     dq: Vec<DualQuat>,
+    /// The two-phase variant's palette: the same bones with a non-uniform
+    /// scale each, as dual quaternions and scale/shear matrices.
+    dq_scaled: Vec<DualQuat>,
+    scale_shear: Vec<Mat3A>,
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
     joints4: Vec<u16>,
@@ -220,6 +224,24 @@ impl Skinning {
             .collect();
         let mut dq = vec![DualQuat::default(); PALETTE];
         let _ = encode_dual_quat(&palette, &PaletteHierarchy::flat(PALETTE), &mut dq);
+        let scaled: Vec<Affine3A> = palette
+            .iter()
+            .map(|m| {
+                *m * Affine3A::from_scale(Vec3::new(
+                    rng.gen_range(0.5..2.0),
+                    rng.gen_range(0.5..2.0),
+                    rng.gen_range(0.5..2.0),
+                ))
+            })
+            .collect();
+        let mut dq_scaled = vec![DualQuat::default(); PALETTE];
+        let mut scale_shear = vec![Mat3A::IDENTITY; PALETTE];
+        let _ = encode_dual_quat_scale(
+            &scaled,
+            &PaletteHierarchy::flat(PALETTE),
+            &mut dq_scaled,
+            &mut scale_shear,
+        );
         let mut joints4 = Vec::with_capacity(n * 4);
         let mut weights4 = Vec::with_capacity(n * 4);
         for _ in 0..n {
@@ -233,6 +255,8 @@ impl Skinning {
         Self {
             palette,
             dq,
+            dq_scaled,
+            scale_shear,
             positions: (0..n)
                 .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
                 .collect(),
@@ -280,10 +304,16 @@ impl Skinning {
         .run();
         black_box(r.is_ok());
     }
-    fn dqs(&mut self) {
+    /// DQS with 4 influences and normals; `scaled`: the two-phase variant.
+    fn dqs(&mut self, scaled: bool) {
+        let (palette, scale_shear): (&[DualQuat], &[Mat3A]) = if scaled {
+            (&self.dq_scaled, &self.scale_shear)
+        } else {
+            (&self.dq, &[])
+        };
         let r = DualQuatSkinningJob {
-            palette: &self.dq,
-            scale_shear: &[],
+            palette,
+            scale_shear,
             per_vertex: 4,
             joints: &self.joints4,
             weights: &self.weights4,
@@ -390,7 +420,8 @@ fn criterion_benches(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4, true)));
     g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1, true)));
-    g.bench_function("dqs-4-normals", |b| b.iter(|| sk.dqs()));
+    g.bench_function("dqs-4-normals", |b| b.iter(|| sk.dqs(false)));
+    g.bench_function("dqs-scale-4-normals", |b| b.iter(|| sk.dqs(true)));
     g.finish();
 }
 
@@ -561,6 +592,11 @@ fn summary() {
         ("LBS, 4 influences, positions + normals", Some(3.5), 0),
         ("LBS, 1 influence, positions + normals", Some(2.0), 1),
         ("DQS, 4 influences, positions + normals", None, 2),
+        (
+            "DQS two-phase (scale/shear), 4 influences, positions + normals",
+            None,
+            5,
+        ),
         ("LBS, 4 influences, positions only", None, 3),
         ("LBS, 1 influence, positions only", None, 4),
     ] {
@@ -572,7 +608,8 @@ fn summary() {
             1 => sk.lbs(1, true),
             3 => sk.lbs(4, false),
             4 => sk.lbs(1, false),
-            _ => sk.dqs(),
+            5 => sk.dqs(true),
+            _ => sk.dqs(false),
         });
         rows.push(Row {
             what: name.into(),

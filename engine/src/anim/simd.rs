@@ -1331,17 +1331,19 @@ pub(crate) mod x86 {
     /// The part of DQS after the blend, eight vertices in SoA form: `acc`
     /// holds the blended dual quaternions (real x, y, z, w, dual x, y, z,
     /// w over the eight); normalise (identity for weights that cancel out,
-    /// as the scalar path), translation, rotate positions and normals.
+    /// as the scalar path), translation, rotate the positions `p` and (when
+    /// `out_normals` is not empty) the normals `n`, which [`dqs_inputs8`]
+    /// gives.
     #[inline(always)]
     unsafe fn dqs_finish8(
         acc: [__m256; 8],
         base: usize,
-        positions: &[Vec3],
-        normals: &[Vec3],
+        [px, py, pz]: [__m256; 3],
+        [nx, ny, nz]: [__m256; 3],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
     ) {
-        let with_normals = !normals.is_empty();
+        let with_normals = !out_normals.is_empty();
         unsafe {
             let len2 = _mm256_fmadd_ps(
                 acc[0],
@@ -1377,7 +1379,6 @@ pub(crate) mod x86 {
                     _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
                 )
             });
-            let (px, py, pz) = load_vec3x8(positions, base);
             let p = rotate8(r, rw, [px, py, pz]);
             store_vec3x8(
                 out_positions,
@@ -1387,7 +1388,6 @@ pub(crate) mod x86 {
                 _mm256_add_ps(p[2], t[2]),
             );
             if with_normals {
-                let (nx, ny, nz) = load_vec3x8(normals, base);
                 let m = rotate8(r, rw, [nx, ny, nz]);
                 let dd = _mm256_fmadd_ps(
                     m[0],
@@ -1409,6 +1409,105 @@ pub(crate) mod x86 {
         }
     }
 
+    /// The positions and normals (zero when there are none) of vertices
+    /// `base..base + 8` in SoA form, as DQS rotates them: as they are for
+    /// rigid DQS, or through [`scale_phase8`] for the two-phase variant
+    /// (`scale_shear` not empty).
+    #[inline(always)]
+    unsafe fn dqs_inputs8<const K: usize>(
+        scale_shear: &[Mat3A],
+        joints: &[u16],
+        weights: &[f32],
+        base: usize,
+        positions: &[Vec3],
+        normals: &[Vec3],
+    ) -> ([__m256; 3], [__m256; 3]) {
+        unsafe {
+            let (px, py, pz) = load_vec3x8(positions, base);
+            let n = if normals.is_empty() {
+                [_mm256_setzero_ps(); 3]
+            } else {
+                let (nx, ny, nz) = load_vec3x8(normals, base);
+                [nx, ny, nz]
+            };
+            if scale_shear.is_empty() {
+                ([px, py, pz], n)
+            } else {
+                scale_phase8::<K>(scale_shear, joints, weights, base, [px, py, pz], n)
+            }
+        }
+    }
+
+    /// The two-phase variant's first phase for vertices `base..base + 8`
+    /// (`p`, `n` in SoA form): each vertex's linearly blended scale/shear
+    /// matrix `sum w S_j` (weights unsigned, as the scalar definition)
+    /// applied to its position, its cofactor to its normal. Each vertex's
+    /// matrix is blended in registers (columns 0 and 1 in one 256-bit
+    /// accumulator, column 2 in a 128-bit one), then the eight go to SoA
+    /// form as in [`lbs`]. Not inlined into the rigid kernels' loops; its
+    /// own target features, so that the closures inside get them too
+    /// (without them the intrinsics there become calls).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline(never)]
+    unsafe fn scale_phase8<const K: usize>(
+        scale_shear: &[Mat3A],
+        joints: &[u16],
+        weights: &[f32],
+        base: usize,
+        [px, py, pz]: [__m256; 3],
+        [nx, ny, nz]: [__m256; 3],
+    ) -> ([__m256; 3], [__m256; 3]) {
+        unsafe {
+            let sp = scale_shear.as_ptr() as *const f32;
+            // Mat3A: three 16-byte columns. Their w lanes hold whatever
+            // glam's arithmetic left there (a denormal would slow the FMAs
+            // it meets), so they are cleared as they are loaded.
+            let xyz = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+            let m: [(__m256, __m128); 8] = std::array::from_fn(|v| {
+                let js = joints.as_ptr().add((base + v) * K);
+                let ws = weights.as_ptr().add((base + v) * K);
+                let mut c01 = _mm256_setzero_ps();
+                let mut c2 = _mm_setzero_ps();
+                for k in 0..K {
+                    let s = sp.add(12 * *js.add(k) as usize);
+                    let w = _mm256_broadcast_ss(&*ws.add(k));
+                    c01 = _mm256_fmadd_ps(_mm256_and_ps(_mm256_loadu_ps(s), xyz), w, c01);
+                    c2 = _mm_fmadd_ps(
+                        _mm_and_ps(_mm_loadu_ps(s.add(8)), _mm256_castps256_ps128(xyz)),
+                        _mm256_castps256_ps128(w),
+                        c2,
+                    );
+                }
+                (c01, c2)
+            });
+            // Column c of vertex v beside that of v + 4, then SoA.
+            let col = |c: usize| {
+                let r = |v: usize| match c {
+                    0 => _mm256_permute2f128_ps(m[v].0, m[v + 4].0, 0x20),
+                    1 => _mm256_permute2f128_ps(m[v].0, m[v + 4].0, 0x31),
+                    _ => _mm256_set_m128(m[v + 4].1, m[v].1),
+                };
+                let (x, y, z) = soa3_from(r(0), r(1), r(2), r(3));
+                [x, y, z]
+            };
+            let (c0, c1, c2) = (col(0), col(1), col(2));
+            let p: [__m256; 3] = std::array::from_fn(|i| {
+                _mm256_fmadd_ps(
+                    c0[i],
+                    px,
+                    _mm256_fmadd_ps(c1[i], py, _mm256_mul_ps(c2[i], pz)),
+                )
+            });
+            // Cofactor columns: c1 x c2, c2 x c0, c0 x c1 (the normals are
+            // zero when there are none, and then not stored).
+            let (x, y, z) = (cross8(c1, c2), cross8(c2, c0), cross8(c0, c1));
+            let n: [__m256; 3] = std::array::from_fn(|i| {
+                _mm256_fmadd_ps(x[i], nx, _mm256_fmadd_ps(y[i], ny, _mm256_mul_ps(z[i], nz)))
+            });
+            (p, n)
+        }
+    }
+
     /// DQS of `K` influences for the vertices `0..n / 8 * 8` of a palette
     /// of at most 64 entries, without transposing the palette: the
     /// hemisphere test against the first influence comes from a table
@@ -1417,14 +1516,18 @@ pub(crate) mod x86 {
     /// influence is one 32-byte load from the palette or from its negated
     /// copy, accumulated per vertex with its weight broadcast from memory;
     /// the eight sums are then transposed once to SoA form for the rest.
-    /// Returns how many vertices it did.
+    /// With `scale_shear` not empty, the two-phase variant (see
+    /// [`dqs_inputs8`]). Returns how many vertices it did.
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
-    /// `skinning::validate_streams`; `palette.len() <= 64`.
+    /// `skinning::validate_streams`; `palette.len() <= 64`; `scale_shear`
+    /// empty or as long as `palette`.
     #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn dqs_table<const K: usize>(
         palette: &[DualQuat],
+        scale_shear: &[Mat3A],
         joints: &[u16],
         weights: &[f32],
         positions: &[Vec3],
@@ -1474,29 +1577,28 @@ pub(crate) mod x86 {
                     }
                     acc
                 });
-                dqs_finish8(
-                    transpose8(sums),
-                    base,
-                    positions,
-                    normals,
-                    out_positions,
-                    out_normals,
-                );
+                let (p, n) =
+                    dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
+                dqs_finish8(transpose8(sums), base, p, n, out_positions, out_normals);
             }
         }
         blocks * 8
     }
 
     /// Dual-quaternion skinning of `K` influences for the vertices
-    /// `0..n / 8 * 8`, eight at a time in SoA form; returns how many
-    /// it did (the caller finishes the rest one by one).
+    /// `0..n / 8 * 8`, eight at a time in SoA form (with `scale_shear` not
+    /// empty, the two-phase variant: [`dqs_inputs8`]); returns how many it
+    /// did (the caller finishes the rest one by one).
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
-    /// `skinning::validate_streams`.
+    /// `skinning::validate_streams`; `scale_shear` empty or as long as
+    /// `palette`.
     #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn dqs<const K: usize>(
         palette: &[DualQuat],
+        scale_shear: &[Mat3A],
         joints: &[u16],
         weights: &[f32],
         positions: &[Vec3],
@@ -1547,7 +1649,9 @@ pub(crate) mod x86 {
                         acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
                     }
                 }
-                dqs_finish8(acc, base, positions, normals, out_positions, out_normals);
+                let (p, n) =
+                    dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
+                dqs_finish8(acc, base, p, n, out_positions, out_normals);
             }
         }
         blocks * 8

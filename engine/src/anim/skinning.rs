@@ -415,25 +415,26 @@ impl DualQuatSkinningJob<'_> {
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
-        if self.scale_shear.is_empty() && super::simd::avx2_fma() {
+        if super::simd::avx2_fma() {
             use super::simd::x86;
-            let (pal, j, w) = (self.palette, self.joints, self.weights);
+            let (pal, ss, j, w) = (self.palette, self.scale_shear, self.joints, self.weights);
             let (p, n) = (self.positions, self.normals);
             let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
             // The sign table costs palette^2 dot products: worth it from
             // sixteen vertices per palette entry.
             let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
-            // SAFETY: features checked, streams validated, the table kernel
-            // only with at most 64 palette entries.
+            // SAFETY: features checked, streams and the scale/shear palette's
+            // length validated, the table kernel only with at most 64
+            // palette entries.
             done = unsafe {
                 match (k, table) {
-                    (1, _) => x86::dqs::<1>(pal, j, w, p, n, op, on),
-                    (2, true) => x86::dqs_table::<2>(pal, j, w, p, n, op, on),
-                    (3, true) => x86::dqs_table::<3>(pal, j, w, p, n, op, on),
-                    (4, true) => x86::dqs_table::<4>(pal, j, w, p, n, op, on),
-                    (2, false) => x86::dqs::<2>(pal, j, w, p, n, op, on),
-                    (3, false) => x86::dqs::<3>(pal, j, w, p, n, op, on),
-                    (4, false) => x86::dqs::<4>(pal, j, w, p, n, op, on),
+                    (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
+                    (2, true) => x86::dqs_table::<2>(pal, ss, j, w, p, n, op, on),
+                    (3, true) => x86::dqs_table::<3>(pal, ss, j, w, p, n, op, on),
+                    (4, true) => x86::dqs_table::<4>(pal, ss, j, w, p, n, op, on),
+                    (2, false) => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
+                    (3, false) => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
+                    (4, false) => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
                     _ => 0,
                 }
             };
@@ -1042,10 +1043,42 @@ mod tests {
         // Palettes of 12 and 64 entries with 203 and 1100 vertices take the
         // sign-table kernel; 12 entries with 100 vertices (too few to pay
         // for the table) and 70 entries (too many) the transposing one.
-        for (palette, n) in [(12usize, 203usize), (12, 100), (64, 1100), (70, 1200)] {
-            let skin: Vec<Affine3A> = (0..palette).map(|_| random_rigid(&mut rng)).collect();
+        // Rigid, then the two-phase variant (scale/shear palette).
+        for (palette, n, scaled) in [
+            (12usize, 203usize, false),
+            (12, 100, false),
+            (64, 1100, false),
+            (70, 1200, false),
+            (12, 203, true),
+            (12, 100, true),
+            (64, 1100, true),
+            (70, 1200, true),
+        ] {
+            let skin: Vec<Affine3A> = (0..palette)
+                .map(|_| {
+                    let rigid = random_rigid(&mut rng);
+                    if !scaled {
+                        return rigid;
+                    }
+                    // Non-uniform scale, and shear from a rotation after it.
+                    rigid
+                        * Affine3A::from_scale(Vec3::new(
+                            rng.gen_range(0.5..2.0),
+                            rng.gen_range(0.5..2.0),
+                            rng.gen_range(0.5..2.0),
+                        ))
+                        * Affine3A::from_rotation_y(rng.gen_range(-1.0..1.0))
+                })
+                .collect();
+            let h = PaletteHierarchy::flat(palette);
             let mut dq = vec![DualQuat::default(); palette];
-            encode_dual_quat(&skin, &PaletteHierarchy::flat(palette), &mut dq).unwrap();
+            let mut ss = vec![Mat3A::ZERO; if scaled { palette } else { 0 }];
+            if scaled {
+                encode_dual_quat_scale(&skin, &h, &mut dq, &mut ss).unwrap();
+                assert!(ss.iter().any(|m| !m.abs_diff_eq(Mat3A::IDENTITY, 0.1)));
+            } else {
+                encode_dual_quat(&skin, &h, &mut dq).unwrap();
+            }
             // Random signs: the hemisphere fix must see them.
             for (i, d) in dq.iter_mut().enumerate() {
                 if i % 3 == 0 {
@@ -1058,7 +1091,7 @@ mod tests {
                 let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 dqs_reference(
                     &dq,
-                    &[],
+                    &ss,
                     k,
                     &m.joints,
                     &m.weights,
@@ -1068,18 +1101,34 @@ mod tests {
                     &mut rn,
                     0,
                 );
-                let (fp, fn_) = dqs(&dq, &[], &m);
+                let (fp, fn_) = dqs(&dq, &ss, &m);
+                // Positions alone take the same kernels without normals.
+                let mut alone = vec![Vec3::ZERO; n];
+                DualQuatSkinningJob {
+                    palette: &dq,
+                    scale_shear: &ss,
+                    per_vertex: k,
+                    joints: &m.joints,
+                    weights: &m.weights,
+                    positions: &m.positions,
+                    normals: &[],
+                    out_positions: &mut alone,
+                    out_normals: &mut [],
+                }
+                .run()
+                .unwrap();
                 for i in 0..n {
                     assert!(
                         rp[i].abs_diff_eq(fp[i], 1e-5),
-                        "palette {palette} k {k} vertex {i}: {} {}",
+                        "palette {palette} scaled {scaled} k {k} vertex {i}: {} {}",
                         rp[i],
                         fp[i]
                     );
                     assert!(
                         rn[i].abs_diff_eq(fn_[i], 1e-5),
-                        "palette {palette} k {k} vertex {i}"
+                        "palette {palette} scaled {scaled} k {k} vertex {i}"
                     );
+                    assert!(rp[i].abs_diff_eq(alone[i], 1e-5), "{i} without normals");
                 }
             }
         }
