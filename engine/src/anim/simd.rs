@@ -345,25 +345,22 @@ pub(crate) mod x86 {
                 );
                 store_vec3x8(out_positions, base, ox, oy, oz);
                 if with_normals {
-                    let cross =
-                        |ax: __m256, ay: __m256, az: __m256, bx: __m256, by: __m256, bz: __m256| {
-                            (
-                                _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by)),
-                                _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz)),
-                                _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx)),
-                            )
-                        };
-                    // Cofactor columns: c1 x c2, c2 x c0, c0 x c1.
-                    let (xx, xy, xz) = cross(c1x, c1y, c1z, c2x, c2y, c2z);
-                    let (yx, yy, yz) = cross(c2x, c2y, c2z, c0x, c0y, c0z);
-                    let (zx, zy, zz) = cross(c0x, c0y, c0z, c1x, c1y, c1z);
                     let (nx, ny, nz) = load_vec3x8(normals, base);
+                    // cofactor(M) n = nx (c1 x c2) + ny (c2 x c0) + nz (c0 x c1)
+                    //               = c1 x (nx c2 - nz c0) + ny (c2 x c0):
+                    // 21 operations instead of 27 (as the AVX-512 tier).
+                    let ux = _mm256_fmsub_ps(nx, c2x, _mm256_mul_ps(nz, c0x));
+                    let uy = _mm256_fmsub_ps(nx, c2y, _mm256_mul_ps(nz, c0y));
+                    let uz = _mm256_fmsub_ps(nx, c2z, _mm256_mul_ps(nz, c0z));
+                    let qx = _mm256_fmsub_ps(c2y, c0z, _mm256_mul_ps(c2z, c0y));
+                    let qy = _mm256_fmsub_ps(c2z, c0x, _mm256_mul_ps(c2x, c0z));
+                    let qz = _mm256_fmsub_ps(c2x, c0y, _mm256_mul_ps(c2y, c0x));
                     let mx =
-                        _mm256_fmadd_ps(xx, nx, _mm256_fmadd_ps(yx, ny, _mm256_mul_ps(zx, nz)));
+                        _mm256_fnmadd_ps(c1z, uy, _mm256_fmadd_ps(c1y, uz, _mm256_mul_ps(ny, qx)));
                     let my =
-                        _mm256_fmadd_ps(xy, nx, _mm256_fmadd_ps(yy, ny, _mm256_mul_ps(zy, nz)));
+                        _mm256_fnmadd_ps(c1x, uz, _mm256_fmadd_ps(c1z, ux, _mm256_mul_ps(ny, qy)));
                     let mz =
-                        _mm256_fmadd_ps(xz, nx, _mm256_fmadd_ps(yz, ny, _mm256_mul_ps(zz, nz)));
+                        _mm256_fnmadd_ps(c1y, ux, _mm256_fmadd_ps(c1x, uy, _mm256_mul_ps(ny, qz)));
                     let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
                     let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
                     let y = _mm256_rsqrt_ps(d);
@@ -1498,12 +1495,14 @@ pub(crate) mod x86 {
                     _mm256_fmadd_ps(c1[i], py, _mm256_mul_ps(c2[i], pz)),
                 )
             });
-            // Cofactor columns: c1 x c2, c2 x c0, c0 x c1 (the normals are
-            // zero when there are none, and then not stored).
-            let (x, y, z) = (cross8(c1, c2), cross8(c2, c0), cross8(c0, c1));
-            let n: [__m256; 3] = std::array::from_fn(|i| {
-                _mm256_fmadd_ps(x[i], nx, _mm256_fmadd_ps(y[i], ny, _mm256_mul_ps(z[i], nz)))
-            });
+            // cofactor(S) n = nx (c1 x c2) + ny (c2 x c0) + nz (c0 x c1)
+            //               = c1 x (nx c2 - nz c0) + ny (c2 x c0), 21
+            // operations (the normals are zero when there are none, and
+            // then not stored).
+            let u: [__m256; 3] =
+                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
+            let (bu, q) = (cross8(c1, u), cross8(c2, c0));
+            let n: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]));
             (p, n)
         }
     }
