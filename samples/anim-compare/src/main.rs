@@ -161,18 +161,22 @@ fn draw(out: &Path, title: &str, panels: &[Panel]) -> Result<(), String> {
             let x0 = 10f64.powf(lo.log10().floor());
             let x1 = 10f64.powf(hi.log10().ceil() + 0.6);
             let n = p.rows.len() as f64;
-            let mut chart = ChartBuilder::on(&area)
-                .caption(&p.title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(400)
-                .build_cartesian_2d((x0..x1).log_scale(), 0.0..n)
-                .map_err(err)?;
             let labels: Vec<String> = p
                 .rows
                 .iter()
                 .map(|r| format!("{} ({})", r.0, r.1))
                 .collect();
+            // Room for the longest label (about 7 px a character at 14 px
+            // sans-serif), so none is cut at the left edge.
+            let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            let label_area = (longest as u32 * 7 + 24).clamp(300, WIDTH / 2);
+            let mut chart = ChartBuilder::on(&area)
+                .caption(&p.title, ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(label_area)
+                .build_cartesian_2d((x0..x1).log_scale(), 0.0..n)
+                .map_err(err)?;
             chart
                 .configure_mesh()
                 .disable_y_mesh()
