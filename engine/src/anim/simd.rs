@@ -1029,7 +1029,6 @@ pub(crate) mod x86 {
         unsafe {
             let n = out.len() / 8 * 8;
             let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
-            let sign = _mm256_set1_ps(-0.0);
             let quats = |t: &[Transform], base: usize| {
                 let q = |v: usize| &t.get_unchecked(base + v).rotation as *const Quat as *const f32;
                 let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
@@ -1066,26 +1065,35 @@ pub(crate) mod x86 {
                 });
                 let (ax, ay, az, aw) = quats(a, base);
                 let (bx, by, bz, bw) = quats(b, base);
-                let dot = _mm256_fmadd_ps(
-                    ax,
-                    bx,
-                    _mm256_fmadd_ps(ay, by, _mm256_fmadd_ps(az, bz, _mm256_mul_ps(aw, bw))),
+                // Short dependency chains (sums as trees, both signs of b's
+                // term worked out before the dot product is known): the
+                // loop is bound by the chain from the loads to the stores
+                // more than by any one execution unit.
+                let dot = _mm256_add_ps(
+                    _mm256_fmadd_ps(ax, bx, _mm256_mul_ps(ay, by)),
+                    _mm256_fmadd_ps(az, bz, _mm256_mul_ps(aw, bw)),
                 );
-                // b's weight takes the dot product's sign: same hemisphere.
-                let wbs = _mm256_xor_ps(wb8, _mm256_and_ps(dot, sign));
-                let x = _mm256_fmadd_ps(ax, wa8, _mm256_mul_ps(bx, wbs));
-                let y = _mm256_fmadd_ps(ay, wa8, _mm256_mul_ps(by, wbs));
-                let z = _mm256_fmadd_ps(az, wa8, _mm256_mul_ps(bz, wbs));
-                let w = _mm256_fmadd_ps(aw, wa8, _mm256_mul_ps(bw, wbs));
-                let d = _mm256_fmadd_ps(
-                    x,
-                    x,
-                    _mm256_fmadd_ps(y, y, _mm256_fmadd_ps(z, z, _mm256_mul_ps(w, w))),
+                // b's weight takes the dot product's sign (same hemisphere),
+                // as the scalar test `dot < 0`.
+                let neg = _mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ);
+                let nlerp = |a: __m256, b: __m256| {
+                    let p = _mm256_mul_ps(b, wb8);
+                    _mm256_blendv_ps(_mm256_fmadd_ps(a, wa8, p), _mm256_fmsub_ps(a, wa8, p), neg)
+                };
+                let (x, y, z, w) = (nlerp(ax, bx), nlerp(ay, by), nlerp(az, bz), nlerp(aw, bw));
+                let d = _mm256_add_ps(
+                    _mm256_fmadd_ps(x, x, _mm256_mul_ps(y, y)),
+                    _mm256_fmadd_ps(z, z, _mm256_mul_ps(w, w)),
                 );
                 let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
                 let r = _mm256_rsqrt_ps(d);
-                let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(r, r));
-                let r = _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+                // One Newton step: r (1.5 - d/2 r^2).
+                let h = _mm256_fnmadd_ps(
+                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
+                    _mm256_mul_ps(r, r),
+                    _mm256_set1_ps(1.5),
+                );
+                let r = _mm256_mul_ps(r, h);
                 let (x, y, z, w) = (
                     _mm256_mul_ps(x, r),
                     _mm256_mul_ps(y, r),
