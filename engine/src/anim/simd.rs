@@ -346,21 +346,10 @@ pub(crate) mod x86 {
                 store_vec3x8(out_positions, base, ox, oy, oz);
                 if with_normals {
                     let (nx, ny, nz) = load_vec3x8(normals, base);
-                    // cofactor(M) n = nx (c1 x c2) + ny (c2 x c0) + nz (c0 x c1)
-                    //               = c1 x (nx c2 - nz c0) + ny (c2 x c0):
-                    // 21 operations instead of 27 (as the AVX-512 tier).
-                    let ux = _mm256_fmsub_ps(nx, c2x, _mm256_mul_ps(nz, c0x));
-                    let uy = _mm256_fmsub_ps(nx, c2y, _mm256_mul_ps(nz, c0y));
-                    let uz = _mm256_fmsub_ps(nx, c2z, _mm256_mul_ps(nz, c0z));
-                    let qx = _mm256_fmsub_ps(c2y, c0z, _mm256_mul_ps(c2z, c0y));
-                    let qy = _mm256_fmsub_ps(c2z, c0x, _mm256_mul_ps(c2x, c0z));
-                    let qz = _mm256_fmsub_ps(c2x, c0y, _mm256_mul_ps(c2y, c0x));
-                    let mx =
-                        _mm256_fnmadd_ps(c1z, uy, _mm256_fmadd_ps(c1y, uz, _mm256_mul_ps(ny, qx)));
-                    let my =
-                        _mm256_fnmadd_ps(c1x, uz, _mm256_fmadd_ps(c1z, ux, _mm256_mul_ps(ny, qy)));
-                    let mz =
-                        _mm256_fnmadd_ps(c1y, ux, _mm256_fmadd_ps(c1x, uy, _mm256_mul_ps(ny, qz)));
+                    let [mx, my, mz] = cofactor_times8(
+                        [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z]],
+                        [nx, ny, nz],
+                    );
                     let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
                     let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
                     let y = _mm256_rsqrt_ps(d);
@@ -1305,6 +1294,22 @@ pub(crate) mod x86 {
         }
     }
 
+    /// `cofactor(M) n` for eight 3x3 matrices with columns `c` (SoA):
+    /// `nx (c1 x c2) + ny (c2 x c0) + nz (c0 x c1) = c1 x (nx c2 - nz c0) +
+    /// ny (c2 x c0)`, 21 operations instead of 27 (as the AVX-512 tier).
+    #[inline(always)]
+    unsafe fn cofactor_times8(
+        [c0, c1, c2]: [[__m256; 3]; 3],
+        [nx, ny, nz]: [__m256; 3],
+    ) -> [__m256; 3] {
+        unsafe {
+            let u: [__m256; 3] =
+                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
+            let (bu, q) = (cross8(c1, u), cross8(c2, c0));
+            std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]))
+        }
+    }
+
     #[inline(always)]
     unsafe fn cross8(a: [__m256; 3], b: [__m256; 3]) -> [__m256; 3] {
         unsafe {
@@ -1503,14 +1508,8 @@ pub(crate) mod x86 {
                     _mm256_fmadd_ps(c1[i], py, _mm256_mul_ps(c2[i], pz)),
                 )
             });
-            // cofactor(S) n = nx (c1 x c2) + ny (c2 x c0) + nz (c0 x c1)
-            //               = c1 x (nx c2 - nz c0) + ny (c2 x c0), 21
-            // operations (the normals are zero when there are none, and
-            // then not stored).
-            let u: [__m256; 3] =
-                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
-            let (bu, q) = (cross8(c1, u), cross8(c2, c0));
-            let n: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]));
+            // The normals are zero when there are none, and then not stored.
+            let n = cofactor_times8([c0, c1, c2], [nx, ny, nz]);
             (p, n)
         }
     }
