@@ -548,39 +548,46 @@ pub(crate) mod x86 {
         }
     }
 
-    /// A palette's cofactor matrices for one-influence normals, as
-    /// `[cof0 | cof1]`, `[cof2 | 0]` with every w lane 0.
+    /// One palette entry for one-influence skinning with normals: the
+    /// matrix columns in the low halves, the cofactor's in the high ones,
+    /// `[c0 | k0]`, `[c1 | k1]`, `[c2 | k2]`, `[t | 0]`, every w lane 0.
     #[repr(C, align(32))]
     #[derive(Clone, Copy)]
-    pub(crate) struct CofactorEntry([f32; 16]);
+    pub(crate) struct Lbs1Entry([f32; 32]);
 
     /// Most palette entries [`lbs1_normals`] takes (its table lives on the
-    /// stack: 8 KiB).
-    pub(crate) const COFACTOR_TABLE_MAX: usize = 128;
+    /// stack: 16 KiB).
+    pub(crate) const LBS1_TABLE_MAX: usize = 128;
 
-    /// Fills `table[i]` with the cofactor of `skin[i]`'s 3x3 (the scalar
-    /// definition's columns: c1 x c2, c2 x c0, c0 x c1).
+    /// Fills `table[i]` from `skin[i]`, the cofactor columns as the scalar
+    /// definition's (c1 x c2, c2 x c0, c0 x c1).
     #[inline(always)]
-    fn cofactor_table(skin: &[Affine3A], table: &mut [CofactorEntry]) {
+    fn lbs1_table(skin: &[Affine3A], table: &mut [Lbs1Entry]) {
         for (m, e) in skin.iter().zip(table.iter_mut()) {
-            let c = crate::anim::skinning::cofactor(&m.matrix3);
+            let k = crate::anim::skinning::cofactor(&m.matrix3);
+            let (c, t) = (&m.matrix3, m.translation);
             e.0 = [
-                c.x_axis.x, c.x_axis.y, c.x_axis.z, 0.0, c.y_axis.x, c.y_axis.y, c.y_axis.z, 0.0,
-                c.z_axis.x, c.z_axis.y, c.z_axis.z, 0.0, 0.0, 0.0, 0.0, 0.0,
+                c.x_axis.x, c.x_axis.y, c.x_axis.z, 0.0, k.x_axis.x, k.x_axis.y, k.x_axis.z, 0.0,
+                c.y_axis.x, c.y_axis.y, c.y_axis.z, 0.0, k.y_axis.x, k.y_axis.y, k.y_axis.z, 0.0,
+                c.z_axis.x, c.z_axis.y, c.z_axis.z, 0.0, k.z_axis.x, k.z_axis.y, k.z_axis.z, 0.0,
+                t.x, t.y, t.z, 0.0, 0.0, 0.0, 0.0, 0.0,
             ];
         }
     }
 
     /// Linear blend skinning of one influence per vertex with no weights
     /// (each 1), positions and normals. Every vertex takes its matrix as it
-    /// is, so the cofactor of each palette entry is worked out once, and
-    /// each vertex costs two matrix-vector products from broadcasts (no
-    /// transpose). Normals are renormalised eight at a time: their squared
-    /// lengths gather into one register by horizontal adds.
+    /// is, so each palette entry's cofactor is worked out once, into a
+    /// table that holds the matrix and the cofactor side by side (see
+    /// [`Lbs1Entry`]). A vertex is then one register `[p | n]` (position
+    /// and normal loads in its two halves), three in-lane splats of it and
+    /// three FMAs, giving `[M p | cof(M) n]`: no halves to add. Normals are
+    /// renormalised eight at a time: their squared lengths gather into one
+    /// register by horizontal adds.
     ///
     /// # Safety
     /// As [`lbs`], with one influence per vertex, no weights, normals as
-    /// long as the positions and `skin.len() <= COFACTOR_TABLE_MAX`.
+    /// long as the positions and `skin.len() <= LBS1_TABLE_MAX`.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn lbs1_normals(
         skin: &[Affine3A],
@@ -591,62 +598,43 @@ pub(crate) mod x86 {
         out_normals: &mut [Vec3],
     ) {
         unsafe {
-            let mut table = [CofactorEntry([0.0; 16]); COFACTOR_TABLE_MAX];
-            cofactor_table(skin, &mut table);
+            let mut table = [Lbs1Entry([0.0; 32]); LBS1_TABLE_MAX];
+            lbs1_table(skin, &mut table);
             let n = positions.len();
-            let sp = skin.as_ptr();
             let tp = table.as_ptr() as *const f32;
-            let one = _mm256_set1_ps(1.0);
             let pp = positions.as_ptr() as *const f32;
             let np = normals.as_ptr() as *const f32;
             let op = out_positions.as_mut_ptr() as *mut f32;
             let on = out_normals.as_mut_ptr() as *mut f32;
-            // Vertex v's position and normal from `(x, y, z, _)` loads of
-            // them, unreduced as `[lo | hi]` halves to add.
-            let vertex = |v: usize, qp: __m128, qn: __m128| {
-                let j = *joints.get_unchecked(v) as usize;
-                let (a, b) = load_affine(sp.add(j));
-                let (p01, p2) = splat_xy_zz(qp);
-                let p2w = _mm256_blend_ps(p2, one, 0xF0);
-                let rp = _mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w));
-                let c = tp.add(16 * j);
-                let (n01, n2) = splat_xy_zz(qn);
-                let rn = _mm256_fmadd_ps(
-                    _mm256_load_ps(c),
-                    n01,
-                    _mm256_mul_ps(_mm256_load_ps(c.add(8)), n2),
-                );
-                (rp, rn)
+            // `[M p | cof(M) n]` of vertex v from `q = [p | n]` (x, y, z
+            // in lanes 0-2 of each half; lane 3 is never read).
+            let vertex = |v: usize, q: __m256| {
+                let e = tp.add(32 * *joints.get_unchecked(v) as usize);
+                let x = _mm256_permute_ps(q, 0b00_00_00_00);
+                let y = _mm256_permute_ps(q, 0b01_01_01_01);
+                let z = _mm256_permute_ps(q, 0b10_10_10_10);
+                let r = _mm256_fmadd_ps(_mm256_load_ps(e), x, _mm256_load_ps(e.add(24)));
+                let r = _mm256_fmadd_ps(_mm256_load_ps(e.add(8)), y, r);
+                _mm256_fmadd_ps(_mm256_load_ps(e.add(16)), z, r)
             };
-            // One 16-byte load each (reaching into the next vertex: needs
-            // v + 1 < n).
-            let full =
-                |v: usize| vertex(v, _mm_loadu_ps(pp.add(3 * v)), _mm_loadu_ps(np.add(3 * v)));
-            let halves = |r0: __m256, r1: __m256| {
-                _mm256_add_ps(
-                    _mm256_permute2f128_ps(r0, r1, 0x20),
-                    _mm256_permute2f128_ps(r0, r1, 0x31),
-                )
+            // Needs v + 1 < n: both 16-byte loads reach into the next
+            // vertex, and so does the position's store, which that vertex
+            // then overwrites.
+            let full = |v: usize| {
+                let r = vertex(v, _mm256_loadu2_m128(np.add(3 * v), pp.add(3 * v)));
+                _mm_storeu_ps(op.add(3 * v), _mm256_castps256_ps128(r));
+                r
             };
-            // Two vertices: positions stored, normals returned as
-            // [n_v | n_v+1].
-            let pair = |v: usize| {
-                let (p0, n0) = full(v);
-                let (p1, n1) = full(v + 1);
-                let p = halves(p0, p1);
-                _mm_storeu_ps(op.add(3 * v), _mm256_castps256_ps128(p));
-                _mm_storeu_ps(op.add(3 * v + 3), _mm256_extractf128_ps(p, 1));
-                halves(n0, n1)
-            };
-            // Blocks of eight while a vertex follows them (the last one's
-            // full stores spill into it).
+            // Blocks of eight while a vertex follows them.
             let mut base = 0;
             while base + 8 < n {
-                let s01 = pair(base);
-                let s23 = pair(base + 2);
-                let s45 = pair(base + 4);
-                let s67 = pair(base + 6);
-                // |n|^2 of vertices 0 2 4 6 | 1 3 5 7.
+                let r: [__m256; 8] = std::array::from_fn(|i| full(base + i));
+                // Normals of vertex pairs, [n_v | n_v+1].
+                let s01 = _mm256_permute2f128_ps(r[0], r[1], 0x31);
+                let s23 = _mm256_permute2f128_ps(r[2], r[3], 0x31);
+                let s45 = _mm256_permute2f128_ps(r[4], r[5], 0x31);
+                let s67 = _mm256_permute2f128_ps(r[6], r[7], 0x31);
+                // |n|^2 of vertices 0 2 4 6 | 1 3 5 7 (the w lanes are 0).
                 let h = _mm256_hadd_ps(
                     _mm256_hadd_ps(_mm256_mul_ps(s01, s01), _mm256_mul_ps(s23, s23)),
                     _mm256_hadd_ps(_mm256_mul_ps(s45, s45), _mm256_mul_ps(s67, s67)),
@@ -680,9 +668,10 @@ pub(crate) mod x86 {
                 base += 8;
             }
             for v in base..n {
-                let (rp, rn) = vertex(v, load_vec3(positions, v), load_vec3(normals, v));
-                store3(out_positions, v, add_halves(rp));
-                store3(out_normals, v, normalize3(add_halves(rn)));
+                let q = _mm256_set_m128(load_vec3(normals, v), load_vec3(positions, v));
+                let r = vertex(v, q);
+                store3(out_positions, v, _mm256_castps256_ps128(r));
+                store3(out_normals, v, normalize3(_mm256_extractf128_ps(r, 1)));
             }
         }
     }

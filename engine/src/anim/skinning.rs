@@ -238,7 +238,7 @@ pub(crate) fn lbs_fast(
         }
         return;
     }
-    if k == 1 && !weighted && skin.len() <= x86::COFACTOR_TABLE_MAX && skin.len() <= p.len() {
+    if k == 1 && !weighted && skin.len() <= x86::LBS1_TABLE_MAX && skin.len() <= p.len() {
         unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
         return;
     }
