@@ -1043,8 +1043,8 @@ pub(crate) mod x86 {
                 });
                 let (ax, ay, az, aw) = quats(a, base);
                 let (bx, by, bz, bw) = quats(b, base);
-                // Short dependency chains (sums as trees, both signs of b's
-                // term worked out before the dot product is known): the
+                // Short dependency chains (sums as trees, b's term worked
+                // out before the dot product is known): the
                 // loop is bound by the chain from the loads to the stores
                 // more than by any one execution unit.
                 let dot = _mm256_add_ps(
@@ -1052,11 +1052,13 @@ pub(crate) mod x86 {
                     _mm256_fmadd_ps(az, bz, _mm256_mul_ps(aw, bw)),
                 );
                 // b's weight takes the dot product's sign (same hemisphere),
-                // as the scalar test `dot < 0`.
+                // as the scalar test `dot < 0`: b's term, worked out before
+                // the dot product is known, has its sign bit flipped.
                 let neg = _mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ);
+                let flip = _mm256_and_ps(neg, _mm256_set1_ps(-0.0));
                 let nlerp = |a: __m256, b: __m256| {
                     let p = _mm256_mul_ps(b, wb8);
-                    _mm256_blendv_ps(_mm256_fmadd_ps(a, wa8, p), _mm256_fmsub_ps(a, wa8, p), neg)
+                    _mm256_fmadd_ps(a, wa8, _mm256_xor_ps(p, flip))
                 };
                 let (x, y, z, w) = (nlerp(ax, bx), nlerp(ay, by), nlerp(az, bz), nlerp(aw, bw));
                 let d = _mm256_add_ps(
