@@ -126,6 +126,30 @@ impl BlendingJob<'_> {
     }
 
     pub fn run(mut self) -> Result<(), AnimError> {
+        // The common cross-fade (two unmasked layers, nothing additive)
+        // with its few checks made inline, which spares it the general
+        // validation's loops (about 4 per cent of a 64-joint blend).
+        // Anything else, bad input included, takes the general path.
+        if let ([a, b], []) = (self.layers, self.additive) {
+            let n = self.output.len();
+            let ok = |w: f32| w.is_finite() && w >= 0.0;
+            if a.mask.is_none()
+                && b.mask.is_none()
+                && a.pose.len() == n
+                && b.pose.len() == n
+                && self.rest_pose.len() == n
+                && ok(a.weight)
+                && ok(b.weight)
+                && ok(self.threshold)
+            {
+                let total = a.weight + b.weight;
+                if total >= self.threshold && total > 0.0 {
+                    let w = [a.weight / total, b.weight / total];
+                    blend_uniform(self.layers, &w, self.output);
+                    return Ok(());
+                }
+            }
+        }
         self.validate()?;
         let unmasked = self.layers.iter().all(|l| l.mask.is_none());
         let total: f32 = self.layers.iter().map(|l| l.weight).sum();
@@ -533,6 +557,41 @@ mod tests {
                 output: &mut out,
             };
             assert!(job.run().is_err());
+        }
+        // The two-layer cross-fade checks its input as well, whichever
+        // layer or field is at fault.
+        let good = BlendLayer::new(&a, 2.0);
+        for (i, bad) in [
+            BlendLayer::new(&a[..1], 1.0),
+            BlendLayer::new(&a, f32::NAN),
+            BlendLayer::new(&a, f32::INFINITY),
+            BlendLayer::new(&a, -1.0),
+            BlendLayer::masked(&a, 1.0, &[1.0]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for layers in [[good, bad], [bad, good]] {
+                let job = BlendingJob {
+                    layers: &layers,
+                    additive: &[],
+                    rest_pose: &rest,
+                    threshold: 0.1,
+                    output: &mut out,
+                };
+                assert!(job.run().is_err(), "case {i}");
+            }
+        }
+        for (rest_pose, threshold) in [(&rest[..1], 0.1), (&rest[..], f32::NAN), (&rest[..], -1.0)]
+        {
+            let job = BlendingJob {
+                layers: &[good, good],
+                additive: &[],
+                rest_pose,
+                threshold,
+                output: &mut out,
+            };
+            assert!(job.run().is_err(), "{} {threshold}", rest_pose.len());
         }
     }
 }
