@@ -548,6 +548,43 @@ pub(crate) mod x86 {
         }
     }
 
+    /// A palette entry on a 64-byte boundary: an `Affine3A` is 64 bytes, so
+    /// an array of these is an array of `Affine3A` whose 32-byte halves
+    /// never split a cache line.
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy)]
+    pub(crate) struct LineAffine(Affine3A);
+
+    const _: () = assert!(std::mem::size_of::<LineAffine>() == std::mem::size_of::<Affine3A>());
+
+    /// Most palette entries [`aligned_palette`] copies (its buffer lives on
+    /// the caller's stack: 8 KiB).
+    pub(crate) const ALIGNED_PALETTE_MAX: usize = 128;
+
+    /// `skin` as it is when it starts on a 32-byte boundary (every entry's
+    /// 32-byte halves then sit inside cache lines), else a copy of it in
+    /// `buf` when it fits and the mesh has at least four vertices per
+    /// entry (copying is then a small part of the job), else `skin`.
+    pub(crate) fn aligned_palette<'a>(
+        skin: &'a [Affine3A],
+        vertices: usize,
+        buf: &'a mut [std::mem::MaybeUninit<LineAffine>; ALIGNED_PALETTE_MAX],
+    ) -> &'a [Affine3A] {
+        if (skin.as_ptr() as usize).is_multiple_of(32)
+            || skin.len() > ALIGNED_PALETTE_MAX
+            || skin.len().saturating_mul(4) > vertices
+        {
+            return skin;
+        }
+        for (d, m) in buf.iter_mut().zip(skin) {
+            d.write(LineAffine(*m));
+        }
+        // SAFETY: the first skin.len() entries were just written; a
+        // LineAffine is an Affine3A (same size, stricter alignment), so
+        // they are skin.len() contiguous Affine3A.
+        unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const Affine3A, skin.len()) }
+    }
+
     /// One palette entry for one-influence skinning with normals: the
     /// matrix columns in the low halves, the cofactor's in the high ones,
     /// `[c0 | k0]`, `[c1 | k1]`, `[c2 | k2]`, `[t | 0]`, every w lane 0.

@@ -3,6 +3,8 @@ use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 #[cfg(target_arch = "x86_64")]
 use super::simd::Tier;
 use super::{AnimError, DualQuat, QuatTranslation};
+#[cfg(target_arch = "x86_64")]
+use std::mem::MaybeUninit;
 
 /// CPU reference linear blend skinning of positions and (optionally) normals.
 ///
@@ -236,10 +238,26 @@ pub(crate) fn lbs_fast(
         return;
     }
     // SAFETY (all three): the caller checked the tier (AVX2 + FMA at
-    // least) and validate_streams. Positions alone need no transpose;
-    // one weightless influence with normals takes each palette entry's
-    // cofactor from a table made once per call (when the palette is no
-    // longer than the mesh and fits the kernel's stack table).
+    // least) and validate_streams. One weightless influence with normals
+    // takes each palette entry's cofactor from a table made once per call
+    // (when the palette is no longer than the mesh and fits the kernel's
+    // stack table).
+    if !n.is_empty()
+        && k == 1
+        && !weighted
+        && skin.len() <= x86::LBS1_TABLE_MAX
+        && skin.len() <= p.len()
+    {
+        unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
+        return;
+    }
+    // The kernels read each influence's matrix as two 32-byte loads: from
+    // a palette 16 bytes off a 32-byte boundary one of them splits a cache
+    // line (about 8% of a one-influence skin), so such a palette is read
+    // from an aligned copy when copying costs little beside the mesh.
+    let mut copy = [const { MaybeUninit::<x86::LineAffine>::uninit() }; x86::ALIGNED_PALETTE_MAX];
+    let skin = x86::aligned_palette(skin, p.len(), &mut copy);
+    // Positions alone need no transpose.
     if n.is_empty() && (1..=8).contains(&k) {
         unsafe {
             match k {
@@ -253,10 +271,6 @@ pub(crate) fn lbs_fast(
                 _ => x86::lbs_positions::<8>(skin, j, w, p, op),
             }
         }
-        return;
-    }
-    if k == 1 && !weighted && skin.len() <= x86::LBS1_TABLE_MAX && skin.len() <= p.len() {
-        unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
         return;
     }
     unsafe {
@@ -1016,6 +1030,68 @@ mod tests {
         .run()
         .unwrap_err();
         assert!(e.to_string().contains("influence weights"), "{e}");
+    }
+
+    /// A palette 16 bytes off a 32-byte boundary is read from a 64-byte
+    /// aligned copy when the mesh has four vertices per entry or more, and
+    /// in place otherwise; either way every AVX2 path skins as the scalar
+    /// definition does.
+    #[test]
+    fn misaligned_palette_is_copied_and_skins_the_same() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::anim::simd::x86;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(48);
+            #[repr(C, align(64))]
+            struct Buf([f32; 16 * 33]);
+            let mut buf = Box::new(Buf([0.0; 16 * 33]));
+            // SAFETY: 32 entries of 16 floats fit after the first 4 floats;
+            // the address is 16-byte aligned, as an Affine3A needs.
+            let skin: &mut [Affine3A] = unsafe {
+                std::slice::from_raw_parts_mut(buf.0.as_mut_ptr().add(4) as *mut Affine3A, 32)
+            };
+            for m in skin.iter_mut() {
+                *m = random_rigid(&mut rng)
+                    * Affine3A::from_scale(Vec3::new(0.5, 1.5, rng.gen_range(0.3..2.0)));
+            }
+            let skin: &[Affine3A] = skin;
+            assert_eq!(skin.as_ptr() as usize % 32, 16);
+            let mut copy = [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX];
+            let a = x86::aligned_palette(skin, 128, &mut copy);
+            assert_eq!(a.as_ptr() as usize % 64, 0);
+            assert_eq!(a, skin);
+            let mut copy = [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX];
+            let b = x86::aligned_palette(skin, 127, &mut copy);
+            assert_eq!(b.as_ptr(), skin.as_ptr());
+            for tier in crate::anim::simd::testable_tiers() {
+                for (k, n, weights) in [
+                    (1, 200, true),
+                    (1, 200, false),
+                    (4, 200, true),
+                    (4, 100, true),
+                ] {
+                    let m = random_mesh(&mut rng, n, k, 32);
+                    let w: &[f32] = if weights { &m.weights } else { &[] };
+                    for normals in [true, false] {
+                        let (ns, mut rp, mut rn) = (
+                            if normals { &m.normals[..] } else { &[] },
+                            vec![Vec3::ZERO; n],
+                            vec![Vec3::ZERO; if normals { n } else { 0 }],
+                        );
+                        let (mut fp, mut fn_) = (rp.clone(), rn.clone());
+                        let (j, p) = (&m.joints, &m.positions);
+                        lbs_reference(skin, k, j, w, p, ns, &mut rp, &mut rn);
+                        lbs_fast(tier, skin, k, j, w, p, ns, &mut fp, &mut fn_);
+                        for i in 0..n {
+                            assert!(rp[i].abs_diff_eq(fp[i], 1e-5), "{tier:?} k {k} {i}");
+                            if normals {
+                                assert!(rn[i].abs_diff_eq(fn_[i], 1e-5), "{tier:?} k {k} {i}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// A joint index past the palette is an error naming it, wherever it
