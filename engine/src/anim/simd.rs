@@ -1572,7 +1572,13 @@ pub(crate) mod x86 {
         let np = palette.len();
         debug_assert!(np <= 64);
         let mut flip = [0u64; 64];
-        let mut negated = [DualQuat::default(); 64];
+        // The palette and its negated copy, each entry on a 32-byte
+        // boundary so that its one load never splits a cache line
+        // (`DualQuat` itself is only 4-byte aligned).
+        #[repr(C, align(32))]
+        #[derive(Clone, Copy)]
+        struct Entry([f32; 8]);
+        let mut signed = [[Entry([0.0; 8]); 64]; 2];
         for (a, bits) in flip.iter_mut().enumerate().take(np) {
             let ra = glam::Vec4::from_array(palette[a].real);
             for (b, q) in palette.iter().enumerate() {
@@ -1580,11 +1586,15 @@ pub(crate) mod x86 {
                     *bits |= 1 << b;
                 }
             }
-            negated[a] = palette[a].negate();
+            for (table, q) in signed.iter_mut().zip([palette[a], palette[a].negate()]) {
+                let e = &mut table[a].0;
+                e[..4].copy_from_slice(&q.real);
+                e[4..].copy_from_slice(&q.dual);
+            }
         }
         let sources = [
-            palette.as_ptr() as *const f32,
-            negated.as_ptr() as *const f32,
+            signed[0].as_ptr() as *const f32,
+            signed[1].as_ptr() as *const f32,
         ];
         let n = positions.len();
         let blocks = n / 8;
