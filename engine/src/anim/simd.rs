@@ -520,18 +520,63 @@ pub(crate) mod x86 {
             let one = _mm256_set1_ps(1.0);
             let pp = positions.as_ptr() as *const f32;
             let op = out_positions.as_mut_ptr() as *mut f32;
-            // Vertex v against its position `q`, the halves added.
-            let vertex = |v: usize, q: __m128| {
+            // Vertex v against `[x | y]` and `[z | 1]` splats of its
+            // position, the halves added.
+            let product = |v: usize, p01: __m256, p2w: __m256| {
                 let (a, b) = blend_affine::<K, W>(sp, joints, weights, v);
-                let (p01, p2) = splat_xy_zz(q);
-                let p2w = _mm256_blend_ps(p2, one, 0xF0);
                 add_halves(_mm256_fmadd_ps(a, p01, _mm256_mul_ps(b, p2w)))
+            };
+            // Vertex v against its position `q`.
+            let vertex = |v: usize, q: __m128| {
+                let (p01, p2) = splat_xy_zz(q);
+                product(v, p01, _mm256_blend_ps(p2, one, 0xF0))
             };
             // Needs v + 1 < n (the load reads the next vertex's x).
             let full = |v: usize| {
                 _mm_storeu_ps(op.add(3 * v), vertex(v, _mm_loadu_ps(pp.add(3 * v))));
             };
+            // Four vertices from a 16-byte boundary on: their twelve floats
+            // are three aligned 16-byte loads (none splits a cache line),
+            // each `[x | y]` one in-lane permute of one or two of them, each
+            // `[z | 1]` a broadcast from memory and a blend. Needs v + 4 < n
+            // (the last store spills into the next vertex's x).
+            let four = |v: usize| {
+                let f = pp.add(3 * v);
+                let (c0, c1, c2) = (_mm_load_ps(f), _mm_load_ps(f.add(4)), _mm_load_ps(f.add(8)));
+                let xy = |hi: __m128, lo: __m128, x: i32, y: i32| {
+                    _mm256_permutevar_ps(
+                        _mm256_set_m128(hi, lo),
+                        _mm256_setr_epi32(x, x, x, x, y, y, y, y),
+                    )
+                };
+                let zw =
+                    |i: usize| _mm256_blend_ps(_mm256_broadcast_ss(&*f.add(3 * i + 2)), one, 0xF0);
+                for (i, p01) in [
+                    xy(c0, c0, 0, 1),
+                    xy(c1, c0, 3, 0),
+                    xy(c1, c1, 2, 3),
+                    xy(c2, c2, 1, 2),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    _mm_storeu_ps(op.add(3 * (v + i)), product(v + i, p01, zw(i)));
+                }
+            };
             let mut v = 0;
+            // Vertices one at a time up to a 16-byte boundary of the
+            // positions (a `Vec3` slice is 4-byte aligned: one of the first
+            // four vertices starts on one).
+            if let Some(lead) = (0..4).find(|&i| (pp as usize + 12 * i).is_multiple_of(16)) {
+                while v < lead && v + 1 < n {
+                    full(v);
+                    v += 1;
+                }
+                while v + 4 < n {
+                    four(v);
+                    v += 4;
+                }
+            }
             while v + 4 < n {
                 full(v);
                 full(v + 1);

@@ -1094,6 +1094,50 @@ mod tests {
         }
     }
 
+    /// Positions-only LBS from every 4-byte offset of the position stream
+    /// (the AVX2 kernel goes one vertex at a time up to a 16-byte boundary,
+    /// then four at a time from aligned loads), and every short length.
+    #[test]
+    fn positions_only_from_any_offset_match_the_scalar_definition() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(49);
+            let skin: Vec<Affine3A> = (0..20)
+                .map(|_| {
+                    random_rigid(&mut rng)
+                        * Affine3A::from_scale(Vec3::new(0.5, 1.5, rng.gen_range(0.3..2.0)))
+                })
+                .collect();
+            for tier in crate::anim::simd::testable_tiers() {
+                for k in [1usize, 2, 4] {
+                    for n in (1..=12).chain([61, 200]) {
+                        let m = random_mesh(&mut rng, n + 4, k, 20);
+                        for off in 0..4 {
+                            let p = &m.positions[off..off + n];
+                            let (j, w) = (
+                                &m.joints[off * k..(off + n) * k],
+                                &m.weights[off * k..(off + n) * k],
+                            );
+                            let w: &[f32] = if k == 1 && off % 2 == 1 { &[] } else { w };
+                            let mut want = vec![Vec3::ZERO; n];
+                            lbs_reference(&skin, k, j, w, p, &[], &mut want, &mut []);
+                            let mut got = vec![Vec3::ZERO; n];
+                            lbs_fast(tier, &skin, k, j, w, p, &[], &mut got, &mut []);
+                            for i in 0..n {
+                                assert!(
+                                    want[i].abs_diff_eq(got[i], 1e-5),
+                                    "{tier:?} k {k} n {n} offset {off} vertex {i}: {} {}",
+                                    want[i],
+                                    got[i]
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// A joint index past the palette is an error naming it, wherever it
     /// sits in the stream (the scan is vectorised: head, body and tail),
     /// for every skinning job; `max_joint` agrees with a plain fold.
