@@ -542,6 +542,16 @@ mod tests {
         let a = [Transform::IDENTITY; 2];
         let rest = [Transform::IDENTITY; 2];
         let mut out = [Transform::IDENTITY; 2];
+        let mut run = |layers: &[BlendLayer], rest_pose: &[Transform], threshold: f32| {
+            BlendingJob {
+                layers,
+                additive: &[],
+                rest_pose,
+                threshold,
+                output: &mut out,
+            }
+            .run()
+        };
         for layers in [
             [BlendLayer::new(&a[..1], 1.0)],
             [BlendLayer::new(&a, f32::NAN)],
@@ -549,14 +559,7 @@ mod tests {
             [BlendLayer::masked(&a, 1.0, &[1.0])],
             [BlendLayer::masked(&a, 1.0, &[1.0, f32::INFINITY])],
         ] {
-            let job = BlendingJob {
-                layers: &layers,
-                additive: &[],
-                rest_pose: &rest,
-                threshold: 0.1,
-                output: &mut out,
-            };
-            assert!(job.run().is_err());
+            assert!(run(&layers, &rest, 0.1).is_err());
         }
         // The two-layer cross-fade checks its input as well, whichever
         // layer or field is at fault.
@@ -572,26 +575,16 @@ mod tests {
         .enumerate()
         {
             for layers in [[good, bad], [bad, good]] {
-                let job = BlendingJob {
-                    layers: &layers,
-                    additive: &[],
-                    rest_pose: &rest,
-                    threshold: 0.1,
-                    output: &mut out,
-                };
-                assert!(job.run().is_err(), "case {i}");
+                assert!(run(&layers, &rest, 0.1).is_err(), "case {i}");
             }
         }
         for (rest_pose, threshold) in [(&rest[..1], 0.1), (&rest[..], f32::NAN), (&rest[..], -1.0)]
         {
-            let job = BlendingJob {
-                layers: &[good, good],
-                additive: &[],
-                rest_pose,
-                threshold,
-                output: &mut out,
-            };
-            assert!(job.run().is_err(), "{} {threshold}", rest_pose.len());
+            assert!(
+                run(&[good, good], rest_pose, threshold).is_err(),
+                "{} {threshold}",
+                rest_pose.len()
+            );
         }
     }
 }
