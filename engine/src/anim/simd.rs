@@ -1089,8 +1089,10 @@ pub(crate) mod x86 {
         unsafe {
             let n = out.len() / 8 * 8;
             let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
-            let quats = |t: &[Transform], base: usize| {
-                let q = |v: usize| &t.get_unchecked(base + v).rotation as *const Quat as *const f32;
+            // The rotations of a block's eight transforms (the block's first
+            // float at `t`), as x, y, z, w over the eight.
+            let quats = |t: *const f32| {
+                let q = |v: usize| t.add(12 * v);
                 let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
                 let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
                 let lo01 = _mm256_unpacklo_ps(r0, r1);
@@ -1112,19 +1114,23 @@ pub(crate) mod x86 {
                 } else {
                     8 * blk
                 };
+                // Every address below is one of these plus a constant, so
+                // that the loop spends no instructions on addresses (more
+                // blocks then fit in the out-of-order window).
+                let (pa, pb, po) = (pa.add(12 * base), pb.add(12 * base), po.add(12 * base));
                 // Every load of the block before its first store: the output
                 // may sit a multiple of 4 KiB (plus a little) from an input,
                 // and a load behind a store to such an address waits for it.
                 let ts: [__m256; 8] = std::array::from_fn(|v| {
-                    let f = 12 * (base + v) + 2;
+                    let f = 12 * v + 2;
                     _mm256_fmadd_ps(
                         _mm256_loadu_ps(pa.add(f)),
                         wa8,
                         _mm256_mul_ps(_mm256_loadu_ps(pb.add(f)), wb8),
                     )
                 });
-                let (ax, ay, az, aw) = quats(a, base);
-                let (bx, by, bz, bw) = quats(b, base);
+                let (ax, ay, az, aw) = quats(pa);
+                let (bx, by, bz, bw) = quats(pb);
                 // Short dependency chains (sums as trees, b's term worked
                 // out before the dot product is known): the
                 // loop is bound by the chain from the loads to the stores
@@ -1175,11 +1181,11 @@ pub(crate) mod x86 {
                 // Translation and scale first: the 32-byte store also writes
                 // rotation z and w, which the rotation store replaces.
                 for (v, ts) in ts.iter().enumerate() {
-                    _mm256_storeu_ps(po.add(12 * (base + v) + 2), *ts);
+                    _mm256_storeu_ps(po.add(12 * v + 2), *ts);
                 }
                 for (v, row) in rows.iter().enumerate() {
-                    _mm_storeu_ps(po.add(12 * (base + v)), _mm256_castps256_ps128(*row));
-                    _mm_storeu_ps(po.add(12 * (base + v + 4)), _mm256_extractf128_ps(*row, 1));
+                    _mm_storeu_ps(po.add(12 * v), _mm256_castps256_ps128(*row));
+                    _mm_storeu_ps(po.add(12 * (v + 4)), _mm256_extractf128_ps(*row, 1));
                 }
             }
         }
