@@ -594,40 +594,47 @@ pub(crate) mod x86 {
     }
 
     /// A palette entry on a 64-byte boundary: an `Affine3A` is 64 bytes, so
-    /// an array of these is an array of `Affine3A` whose 32-byte halves
-    /// never split a cache line.
+    /// an array of these is an array of `Affine3A` none of whose 32- or
+    /// 64-byte loads splits a cache line.
     #[repr(C, align(64))]
     #[derive(Clone, Copy)]
     pub(crate) struct LineAffine(Affine3A);
 
     const _: () = assert!(std::mem::size_of::<LineAffine>() == std::mem::size_of::<Affine3A>());
 
-    /// Most palette entries [`aligned_palette`] copies (its buffer lives on
-    /// the caller's stack: 8 KiB).
+    /// Most palette entries [`aligned_palette`] copies to the caller's stack
+    /// (8 KiB); a longer palette goes to the heap.
     pub(crate) const ALIGNED_PALETTE_MAX: usize = 128;
 
-    /// `skin` as it is when it starts on a 32-byte boundary (every entry's
-    /// 32-byte halves then sit inside cache lines), else a copy of it in
-    /// `buf` when it fits and the mesh has at least four vertices per
-    /// entry (copying is then a small part of the job), else `skin`.
+    /// `skin` as it is when it starts on an `align`-byte boundary (32 for
+    /// the AVX2 kernels' two loads per entry, 64 for the AVX-512 kernels'
+    /// one), or when it is longer than the mesh (copying would cost more
+    /// than the split loads it saves); else a cache-line-aligned copy of it,
+    /// in `stack` when it fits, else in `heap`.
     pub(crate) fn aligned_palette<'a>(
         skin: &'a [Affine3A],
         vertices: usize,
-        buf: &'a mut [std::mem::MaybeUninit<LineAffine>; ALIGNED_PALETTE_MAX],
+        align: usize,
+        stack: &'a mut [std::mem::MaybeUninit<LineAffine>; ALIGNED_PALETTE_MAX],
+        heap: &'a mut Vec<LineAffine>,
     ) -> &'a [Affine3A] {
-        if (skin.as_ptr() as usize).is_multiple_of(32)
-            || skin.len() > ALIGNED_PALETTE_MAX
-            || skin.len().saturating_mul(4) > vertices
-        {
+        if (skin.as_ptr() as usize).is_multiple_of(align) || skin.len() > vertices {
             return skin;
         }
-        for (d, m) in buf.iter_mut().zip(skin) {
-            d.write(LineAffine(*m));
-        }
-        // SAFETY: the first skin.len() entries were just written; a
-        // LineAffine is an Affine3A (same size, stricter alignment), so
-        // they are skin.len() contiguous Affine3A.
-        unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const Affine3A, skin.len()) }
+        let lines: &'a [LineAffine] = if skin.len() <= ALIGNED_PALETTE_MAX {
+            for (d, m) in stack.iter_mut().zip(skin) {
+                d.write(LineAffine(*m));
+            }
+            // SAFETY: the first skin.len() entries were just written.
+            unsafe { std::slice::from_raw_parts(stack.as_ptr() as *const LineAffine, skin.len()) }
+        } else {
+            heap.clear();
+            heap.extend(skin.iter().map(|m| LineAffine(*m)));
+            heap
+        };
+        // SAFETY: a LineAffine is an Affine3A (same size, stricter
+        // alignment), so these are lines.len() contiguous Affine3A.
+        unsafe { std::slice::from_raw_parts(lines.as_ptr() as *const Affine3A, lines.len()) }
     }
 
     /// One palette entry for one-influence skinning with normals: the
@@ -644,16 +651,16 @@ pub(crate) mod x86 {
     /// Fills `table[i]` from `skin[i]`, the cofactor columns as the scalar
     /// definition's (c1 x c2, c2 x c0, c0 x c1).
     #[inline(always)]
-    fn lbs1_table(skin: &[Affine3A], table: &mut [Lbs1Entry]) {
+    fn lbs1_table(skin: &[Affine3A], table: &mut [std::mem::MaybeUninit<Lbs1Entry>]) {
         for (m, e) in skin.iter().zip(table.iter_mut()) {
             let k = crate::anim::skinning::cofactor(&m.matrix3);
             let (c, t) = (&m.matrix3, m.translation);
-            e.0 = [
+            e.write(Lbs1Entry([
                 c.x_axis.x, c.x_axis.y, c.x_axis.z, 0.0, k.x_axis.x, k.x_axis.y, k.x_axis.z, 0.0,
                 c.y_axis.x, c.y_axis.y, c.y_axis.z, 0.0, k.y_axis.x, k.y_axis.y, k.y_axis.z, 0.0,
                 c.z_axis.x, c.z_axis.y, c.z_axis.z, 0.0, k.z_axis.x, k.z_axis.y, k.z_axis.z, 0.0,
                 t.x, t.y, t.z, 0.0, 0.0, 0.0, 0.0, 0.0,
-            ];
+            ]));
         }
     }
 
@@ -680,7 +687,10 @@ pub(crate) mod x86 {
         out_normals: &mut [Vec3],
     ) {
         unsafe {
-            let mut table = [Lbs1Entry([0.0; 32]); LBS1_TABLE_MAX];
+            // Only the palette's entries are written (no 16 KiB clear per
+            // call); validate_streams keeps every joint index inside them.
+            let mut table =
+                [const { std::mem::MaybeUninit::<Lbs1Entry>::uninit() }; LBS1_TABLE_MAX];
             lbs1_table(skin, &mut table);
             let n = positions.len();
             let tp = table.as_ptr() as *const f32;

@@ -178,8 +178,9 @@ impl LinearBlendJob<'_> {
 /// rearranging it once costs less than the vertices): with one influence
 /// and at most 64 entries, the palette goes to SoA tables the kernel picks
 /// elements from with lane permutes; otherwise the kernel reads each
-/// influence's matrix as one 64-byte load, from a cache-line-aligned copy
-/// of the palette so that those loads never split lines.
+/// influence's matrix as one 64-byte load. Both tiers read a palette that
+/// is not on a boundary their loads need from a cache-line-aligned copy
+/// ([`x86::aligned_palette`]), so that those loads never split lines.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
@@ -194,7 +195,7 @@ pub(crate) fn lbs_fast(
     out_normals: &mut [Vec3],
 ) {
     use super::simd::x86;
-    use x86::avx512::{self, Line, SoaPalette};
+    use x86::avx512::{self, SoaPalette};
     let (j, w, p, n) = (joints, weights, positions, normals);
     let (op, on) = (out_positions, out_normals);
     // One influence without weights (all 1) takes the AVX2 kernel on every
@@ -208,17 +209,17 @@ pub(crate) fn lbs_fast(
             return;
         }
     }
+    // Palette entries are read whole (one 64-byte load on AVX-512, two
+    // 32-byte ones on AVX2): from a palette off such a boundary, loads
+    // split cache lines, so the kernels read a cache-line-aligned copy.
+    let mut stack = [const { MaybeUninit::<x86::LineAffine>::uninit() }; x86::ALIGNED_PALETTE_MAX];
+    let mut heap = Vec::new();
     if tier == Tier::Avx512 && weighted && (1..=8).contains(&k) {
-        let aligned: Vec<Line>;
-        let sp = if skin.len() <= p.len() && !(skin.as_ptr() as usize).is_multiple_of(64) {
-            aligned = skin.iter().map(Line::from_affine).collect();
-            aligned.as_ptr() as *const f32
-        } else {
-            skin.as_ptr() as *const f32
-        };
+        let skin = x86::aligned_palette(skin, p.len(), 64, &mut stack, &mut heap);
+        let sp = skin.as_ptr() as *const f32;
         // SAFETY: the caller checked the tier and validate_streams; `sp`
-        // points at skin.len() 16-float entries (Line and Affine3A are both
-        // four 4-float columns) that outlive the call.
+        // points at skin.len() Affine3A (16-float entries) that outlive the
+        // call.
         unsafe {
             match k {
                 1 => avx512::lbs::<1>(sp, j, w, p, n, op, on),
@@ -251,12 +252,7 @@ pub(crate) fn lbs_fast(
         unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
         return;
     }
-    // The kernels read each influence's matrix as two 32-byte loads: from
-    // a palette 16 bytes off a 32-byte boundary one of them splits a cache
-    // line (about 8% of a one-influence skin), so such a palette is read
-    // from an aligned copy when copying costs little beside the mesh.
-    let mut copy = [const { MaybeUninit::<x86::LineAffine>::uninit() }; x86::ALIGNED_PALETTE_MAX];
-    let skin = x86::aligned_palette(skin, p.len(), &mut copy);
+    let skin = x86::aligned_palette(skin, p.len(), 32, &mut stack, &mut heap);
     // Positions alone need no transpose.
     if n.is_empty() && (1..=8).contains(&k) {
         unsafe {
@@ -1032,10 +1028,10 @@ mod tests {
         assert!(e.to_string().contains("influence weights"), "{e}");
     }
 
-    /// A palette 16 bytes off a 32-byte boundary is read from a 64-byte
-    /// aligned copy when the mesh has four vertices per entry or more, and
-    /// in place otherwise; either way every AVX2 path skins as the scalar
-    /// definition does.
+    /// A palette off the boundary a tier's loads need is read from a
+    /// cache-line-aligned copy (on the stack, or the heap past 128 entries)
+    /// when the mesh is at least as long, and in place otherwise; either way
+    /// every fast path skins as the scalar definition does.
     #[test]
     fn misaligned_palette_is_copied_and_skins_the_same() {
         #[cfg(target_arch = "x86_64")]
@@ -1056,13 +1052,44 @@ mod tests {
             }
             let skin: &[Affine3A] = skin;
             assert_eq!(skin.as_ptr() as usize % 32, 16);
-            let mut copy = [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX];
-            let a = x86::aligned_palette(skin, 128, &mut copy);
+            let (mut stack, mut heap) = (
+                [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX],
+                Vec::new(),
+            );
+            let a = x86::aligned_palette(skin, 32, 32, &mut stack, &mut heap);
             assert_eq!(a.as_ptr() as usize % 64, 0);
             assert_eq!(a, skin);
-            let mut copy = [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX];
-            let b = x86::aligned_palette(skin, 127, &mut copy);
+            // Longer than the mesh: read in place.
+            let (mut stack, mut heap) = (
+                [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX],
+                Vec::new(),
+            );
+            let b = x86::aligned_palette(skin, 31, 32, &mut stack, &mut heap);
             assert_eq!(b.as_ptr(), skin.as_ptr());
+            // On a 16-byte boundary: off a 64-byte one too; a palette
+            // longer than the stack buffer is copied to the heap.
+            let long: Vec<Affine3A> = (0..200).map(|_| random_rigid(&mut rng)).collect();
+            for (pal, align) in [(skin, 64), (&long[1..], 64), (&long[1..], 32)] {
+                let (mut stack, mut heap) = (
+                    [const { MaybeUninit::uninit() }; x86::ALIGNED_PALETTE_MAX],
+                    Vec::new(),
+                );
+                let c = x86::aligned_palette(pal, 1000, align, &mut stack, &mut heap);
+                if (pal.as_ptr() as usize).is_multiple_of(align) {
+                    assert_eq!(c.as_ptr(), pal.as_ptr());
+                } else {
+                    assert_eq!(c.as_ptr() as usize % 64, 0);
+                    assert_eq!(c, pal);
+                    assert_eq!(
+                        heap.len(),
+                        if pal.len() > x86::ALIGNED_PALETTE_MAX {
+                            pal.len()
+                        } else {
+                            0
+                        }
+                    );
+                }
+            }
             for tier in crate::anim::simd::testable_tiers() {
                 for (k, n, weights) in [
                     (1, 200, true),

@@ -11,27 +11,6 @@ use std::arch::x86_64::*;
 
 use glam::{Affine3A, Vec3};
 
-/// One 16-float palette entry (an `Affine3A`'s four columns) on its own
-/// cache line, so a zmm load never splits a line.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct Line(pub(crate) [f32; 16]);
-
-impl Line {
-    /// Columns `c0, c1, c2, t`, each `x, y, z, 0`.
-    pub(crate) fn from_affine(m: &Affine3A) -> Self {
-        let (a, b, c, t) = (
-            m.matrix3.x_axis,
-            m.matrix3.y_axis,
-            m.matrix3.z_axis,
-            m.translation,
-        );
-        Self([
-            a.x, a.y, a.z, 0.0, b.x, b.y, b.z, 0.0, c.x, c.y, c.z, 0.0, t.x, t.y, t.z, 0.0,
-        ])
-    }
-}
-
 /// Lanes between sixteen `Vec3` (48 floats: registers m0, m1, m2) and three
 /// registers of x, y and z over the vertices.
 ///
@@ -295,8 +274,8 @@ trait Matrices {
     unsafe fn soa(&self, b: &Block) -> [__m512; 12];
 }
 
-/// `K` influences blended from 16-float palette entries (`Affine3A` or
-/// [`Line`]): each vertex's matrix as one zmm (K loads, K FMAs with the
+/// `K` influences blended from 16-float palette entries (`Affine3A`,
+/// cache-line-aligned by the caller when it can): each vertex's matrix as one zmm (K loads, K FMAs with the
 /// weight broadcast from memory), then the sixteen transposed.
 ///
 /// With one influence the weight is not blended in (see [`lbs_block`]).
@@ -485,7 +464,7 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
 /// a time; the last (fewer than sixteen) go through the same code from
 /// padded copies.
 ///
-/// `skin` points at the palette: 16-float entries (`Affine3A` or [`Line`]).
+/// `skin` points at the palette: 16-float entries (`Affine3A`).
 ///
 /// # Safety
 /// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
