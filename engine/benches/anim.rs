@@ -252,7 +252,7 @@ impl Skinning {
                 weights4.push(wi / s);
             }
         }
-        Self {
+        let s = Self {
             palette,
             dq,
             dq_scaled,
@@ -276,10 +276,13 @@ impl Skinning {
             weights4,
             out_p: vec![Vec3::ZERO; n],
             out_n: vec![Vec3::ZERO; n],
-        }
+        };
+        assert!(normals_are_unit(&s.normals), "bench normals are unit");
+        s
     }
-    /// LBS with `k` influences, with or without normals.
-    fn lbs(&mut self, k: usize, with_normals: bool) {
+    /// LBS with `k` influences, with or without normals; `unit`: the job is
+    /// told the normals are unit (they are: `Skinning::new` checks).
+    fn lbs(&mut self, k: usize, with_normals: bool, unit: bool) {
         let (joints, weights) = if k == 4 {
             (&self.joints4, &self.weights4)
         } else {
@@ -300,6 +303,7 @@ impl Skinning {
             normals,
             out_positions: &mut self.out_p,
             out_normals,
+            unit_normals: unit,
         }
         .run();
         black_box(r.is_ok());
@@ -418,8 +422,11 @@ fn criterion_benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("skinning-100k");
     g.throughput(Throughput::Elements(vertices() as u64));
     g.sample_size(20);
-    g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4, true)));
-    g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1, true)));
+    g.bench_function("lbs-4-normals", |b| b.iter(|| sk.lbs(4, true, true)));
+    g.bench_function("lbs-1-normals", |b| b.iter(|| sk.lbs(1, true, true)));
+    g.bench_function("lbs-1-normals-renormalised", |b| {
+        b.iter(|| sk.lbs(1, true, false))
+    });
     g.bench_function("dqs-4-normals", |b| b.iter(|| sk.dqs(false)));
     g.bench_function("dqs-scale-4-normals", |b| b.iter(|| sk.dqs(true)));
     g.finish();
@@ -591,6 +598,11 @@ fn summary() {
     for (name, target, which) in [
         ("LBS, 4 influences, positions + normals", Some(3.5), 0),
         ("LBS, 1 influence, positions + normals", Some(2.0), 1),
+        (
+            "LBS, 1 influence, positions + normals, every normal renormalised",
+            None,
+            6,
+        ),
         ("DQS, 4 influences, positions + normals", None, 2),
         (
             "DQS two-phase (scale/shear), 4 influences, positions + normals",
@@ -604,10 +616,11 @@ fn summary() {
             continue;
         }
         let v = per_element(vertices(), || match which {
-            0 => sk.lbs(4, true),
-            1 => sk.lbs(1, true),
-            3 => sk.lbs(4, false),
-            4 => sk.lbs(1, false),
+            0 => sk.lbs(4, true, true),
+            1 => sk.lbs(1, true, true),
+            6 => sk.lbs(1, true, false),
+            3 => sk.lbs(4, false, false),
+            4 => sk.lbs(1, false, false),
             5 => sk.dqs(true),
             _ => sk.dqs(false),
         });

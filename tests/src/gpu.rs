@@ -126,6 +126,7 @@ pub fn cpu_skin(model: &Model, skin: &[Affine3A]) -> (Vec<Vec3>, Vec<Vec3>) {
         normals: &mesh.normals,
         out_positions: &mut pos,
         out_normals: &mut nrm,
+        unit_normals: false,
     }
     .run()
     .expect("CPU skinning");

@@ -45,5 +45,8 @@ pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::{PaletteSkin, Skin};
-pub use skinning::{DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob};
+pub use skinning::{
+    normals_are_unit, DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob,
+    UNIT_NORMAL_TOLERANCE,
+};
 pub use transform::Transform;

@@ -639,7 +639,10 @@ pub(crate) mod x86 {
 
     /// One palette entry for one-influence skinning with normals: the
     /// matrix columns in the low halves, the cofactor's in the high ones,
-    /// `[c0 | k0]`, `[c1 | k1]`, `[c2 | k2]`, `[t | 0]`, every w lane 0.
+    /// `[c0 | k0]`, `[c1 | k1]`, `[c2 | k2]`, `[t | 0 0 0 f]`, every other w
+    /// lane 0. In a table for unit normals, a similarity's cofactor is
+    /// divided by its squared scale and `f` is 0, any other entry's `f` is
+    /// -1 (its sign bit says "renormalise"); else `f` is 0.
     #[repr(C, align(32))]
     #[derive(Clone, Copy)]
     pub(crate) struct Lbs1Entry([f32; 32]);
@@ -648,18 +651,28 @@ pub(crate) mod x86 {
     /// stack: 16 KiB).
     pub(crate) const LBS1_TABLE_MAX: usize = 128;
 
-    /// Fills `table[i]` from `skin[i]`, the cofactor columns as the scalar
-    /// definition's (c1 x c2, c2 x c0, c0 x c1).
+    /// Fills `table[i]` from `skin[i]`, the cofactor columns pointing as the
+    /// scalar definition's (c1 x c2, c2 x c0, c0 x c1); with `UNIT`, scaled
+    /// to keep lengths for a similarity (`skinning::similarity_cofactor`)
+    /// and flagged, else as they are with every flag 0.
     #[inline(always)]
-    fn lbs1_table(skin: &[Affine3A], table: &mut [std::mem::MaybeUninit<Lbs1Entry>]) {
+    fn lbs1_table<const UNIT: bool>(
+        skin: &[Affine3A],
+        table: &mut [std::mem::MaybeUninit<Lbs1Entry>],
+    ) {
         for (m, e) in skin.iter().zip(table.iter_mut()) {
-            let k = crate::anim::skinning::cofactor(&m.matrix3);
+            let (k, f) = if UNIT {
+                let (k, similar) = crate::anim::skinning::similarity_cofactor(&m.matrix3);
+                (k, if similar { 0.0 } else { -1.0 })
+            } else {
+                (crate::anim::skinning::cofactor(&m.matrix3), 0.0)
+            };
             let (c, t) = (&m.matrix3, m.translation);
             e.write(Lbs1Entry([
                 c.x_axis.x, c.x_axis.y, c.x_axis.z, 0.0, k.x_axis.x, k.x_axis.y, k.x_axis.z, 0.0,
                 c.y_axis.x, c.y_axis.y, c.y_axis.z, 0.0, k.y_axis.x, k.y_axis.y, k.y_axis.z, 0.0,
                 c.z_axis.x, c.z_axis.y, c.z_axis.z, 0.0, k.z_axis.x, k.z_axis.y, k.z_axis.z, 0.0,
-                t.x, t.y, t.z, 0.0, 0.0, 0.0, 0.0, 0.0,
+                t.x, t.y, t.z, 0.0, 0.0, 0.0, 0.0, f,
             ]));
         }
     }
@@ -672,13 +685,17 @@ pub(crate) mod x86 {
     /// and normal loads in its two halves), three in-lane splats of it and
     /// three FMAs, giving `[M p | cof(M) n]`: no halves to add. Normals are
     /// renormalised eight at a time: their squared lengths gather into one
-    /// register by horizontal adds.
+    /// register by horizontal adds. With `UNIT` (the caller vouches for
+    /// unit normals) a block of eight whose matrices are all similarities
+    /// stores its normals as they come (the table's cofactors keep
+    /// lengths): the entries' flags ride in lane 7 (`0 n + f`), one OR and
+    /// one sign mask per block.
     ///
     /// # Safety
     /// As [`lbs`], with one influence per vertex, no weights, normals as
     /// long as the positions and `skin.len() <= LBS1_TABLE_MAX`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn lbs1_normals(
+    pub unsafe fn lbs1_normals<const UNIT: bool>(
         skin: &[Affine3A],
         joints: &[u16],
         positions: &[Vec3],
@@ -691,7 +708,7 @@ pub(crate) mod x86 {
             // call); validate_streams keeps every joint index inside them.
             let mut table =
                 [const { std::mem::MaybeUninit::<Lbs1Entry>::uninit() }; LBS1_TABLE_MAX];
-            lbs1_table(skin, &mut table);
+            lbs1_table::<UNIT>(skin, &mut table);
             let n = positions.len();
             let tp = table.as_ptr() as *const f32;
             let pp = positions.as_ptr() as *const f32;
@@ -721,11 +738,38 @@ pub(crate) mod x86 {
             let mut base = 0;
             while base + 8 < n {
                 let r: [__m256; 8] = std::array::from_fn(|i| full(base + i));
-                // Normals of vertex pairs, [n_v | n_v+1].
-                let s01 = _mm256_permute2f128_ps(r[0], r[1], 0x31);
-                let s23 = _mm256_permute2f128_ps(r[2], r[3], 0x31);
-                let s45 = _mm256_permute2f128_ps(r[4], r[5], 0x31);
-                let s67 = _mm256_permute2f128_ps(r[6], r[7], 0x31);
+                if UNIT {
+                    let or = |a: __m256, b: __m256| _mm256_or_ps(a, b);
+                    let f = or(
+                        or(or(r[0], r[1]), or(r[2], r[3])),
+                        or(or(r[4], r[5]), or(r[6], r[7])),
+                    );
+                    if _mm256_movemask_ps(f) & 0x80 == 0 {
+                        // Every matrix a similarity: the normals are unit
+                        // already. Each 16-byte store's w (0) spills into
+                        // the next vertex's x, which that vertex writes.
+                        for (i, r) in r.iter().enumerate() {
+                            _mm_storeu_ps(on.add(3 * (base + i)), _mm256_extractf128_ps(*r, 1));
+                        }
+                        base += 8;
+                        continue;
+                    }
+                }
+                // Normals of vertex pairs, [n_v | n_v+1] (w lanes cleared:
+                // they hold the flags).
+                let xyz = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+                let pair = |a: __m256, b: __m256| {
+                    let s = _mm256_permute2f128_ps(a, b, 0x31);
+                    if UNIT {
+                        _mm256_and_ps(s, xyz)
+                    } else {
+                        s
+                    }
+                };
+                let s01 = pair(r[0], r[1]);
+                let s23 = pair(r[2], r[3]);
+                let s45 = pair(r[4], r[5]);
+                let s67 = pair(r[6], r[7]);
                 // |n|^2 of vertices 0 2 4 6 | 1 3 5 7 (the w lanes are 0).
                 let h = _mm256_hadd_ps(
                     _mm256_hadd_ps(_mm256_mul_ps(s01, s01), _mm256_mul_ps(s23, s23)),

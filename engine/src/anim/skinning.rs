@@ -26,6 +26,61 @@ pub struct LinearBlendJob<'a> {
     pub out_positions: &'a mut [Vec3],
     /// Empty to skip normals.
     pub out_normals: &'a mut [Vec3],
+    /// The caller vouches that every normal has unit length: its squared
+    /// length within [`UNIT_NORMAL_TOLERANCE`] of 1, as
+    /// `Vec3::normalize` gives and glTF requires ([`normals_are_unit`]
+    /// checks a stream once, at load). Then a vertex whose matrix is a
+    /// similarity (rotation or reflection, uniform scale, translation) needs
+    /// no renormalisation: its cofactor divided by the squared scale keeps
+    /// lengths, and the CPU kernels skip that step where they can (today:
+    /// one weightless influence, AVX2 and up), giving the scalar
+    /// definition's direction at a length within 5e-6 of 1. A normal that
+    /// breaks the promise keeps its own length under such a matrix (its
+    /// direction is still right); `false` always renormalises.
+    pub unit_normals: bool,
+}
+
+/// How far from 1 a normal's squared length may be for
+/// [`LinearBlendJob::unit_normals`]: 2^-20 (about 9.5e-7), a few ulps, which
+/// `Vec3::normalize` stays inside.
+pub const UNIT_NORMAL_TOLERANCE: f32 = 1.0 / 1_048_576.0;
+
+/// Whether every normal in `normals` has unit length in the sense of
+/// [`LinearBlendJob::unit_normals`] (true for an empty stream). One pass,
+/// meant for load time, not every frame.
+pub fn normals_are_unit(normals: &[Vec3]) -> bool {
+    normals
+        .iter()
+        .all(|n| (n.length_squared() - 1.0).abs() <= UNIT_NORMAL_TOLERANCE)
+}
+
+/// How far a palette entry's columns may be from orthogonal and of equal
+/// length, relative to their mean squared length, for it to count as a
+/// similarity (2^-19): the cofactor over the squared scale then moves a
+/// unit vector's squared length by at most 4 x 2^-19 (about 7.6e-6).
+const SIMILARITY_TOLERANCE: f32 = 1.0 / 524_288.0;
+
+/// The cofactor of `m`'s 3x3 divided by its squared scale when `m` is a
+/// similarity (columns orthogonal and of one length within
+/// [`SIMILARITY_TOLERANCE`]), so that it keeps unit vectors unit, with
+/// `true`; else the cofactor as it is, with `false`. Either way its
+/// columns point as the cofactor's.
+pub(crate) fn similarity_cofactor(m: &Mat3A) -> (Mat3A, bool) {
+    let k = cofactor(m);
+    let (a, b, c) = (m.x_axis, m.y_axis, m.z_axis);
+    let (la, lb, lc) = (a.length_squared(), b.length_squared(), c.length_squared());
+    let s2 = (la + lb + lc) / 3.0;
+    let tol = s2 * SIMILARITY_TOLERANCE;
+    let similar = s2.is_finite()
+        && s2 > f32::MIN_POSITIVE
+        && [la - s2, lb - s2, lc - s2, a.dot(b), a.dot(c), b.dot(c)]
+            .iter()
+            .all(|d| d.abs() <= tol);
+    if similar {
+        (k * (1.0 / s2), true)
+    } else {
+        (k, false)
+    }
 }
 
 /// Columns of the cofactor matrix of `m` (= det(m) * m^-T).
@@ -145,6 +200,7 @@ impl LinearBlendJob<'_> {
             if tier > Tier::Scalar {
                 lbs_fast(
                     tier,
+                    self.unit_normals,
                     self.skin,
                     self.per_vertex,
                     self.joints,
@@ -185,6 +241,7 @@ impl LinearBlendJob<'_> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
     tier: Tier,
+    unit_normals: bool,
     skin: &[Affine3A],
     k: usize,
     joints: &[u16],
@@ -249,7 +306,11 @@ pub(crate) fn lbs_fast(
         && skin.len() <= x86::LBS1_TABLE_MAX
         && skin.len() <= p.len()
     {
-        unsafe { x86::lbs1_normals(skin, j, p, n, op, on) };
+        if unit_normals {
+            unsafe { x86::lbs1_normals::<true>(skin, j, p, n, op, on) };
+        } else {
+            unsafe { x86::lbs1_normals::<false>(skin, j, p, n, op, on) };
+        }
         return;
     }
     let skin = x86::aligned_palette(skin, p.len(), 32, &mut stack, &mut heap);
@@ -382,6 +443,7 @@ impl QuatTranslationSkinningJob<'_> {
             normals: self.normals,
             out_positions: self.out_positions,
             out_normals: self.out_normals,
+            unit_normals: false,
         }
         .run()
     }
@@ -587,6 +649,7 @@ mod tests {
             normals: &[normal],
             out_positions: &mut pos,
             out_normals: &mut nrm,
+            unit_normals: false,
         }
         .run()
         .unwrap();
@@ -620,6 +683,7 @@ mod tests {
             normals: &m.normals,
             out_positions: &mut p,
             out_normals: &mut nn,
+            unit_normals: false,
         }
         .run()
         .unwrap();
@@ -880,6 +944,7 @@ mod tests {
                 let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 lbs_fast(
                     tier,
+                    false,
                     &skin,
                     k,
                     &m.joints,
@@ -914,6 +979,7 @@ mod tests {
                 let mut fp2 = vec![Vec3::ZERO; n];
                 lbs_fast(
                     tier,
+                    false,
                     &skin,
                     k,
                     &m.joints,
@@ -924,6 +990,138 @@ mod tests {
                     &mut [],
                 );
                 assert!(rp.iter().zip(&fp2).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)));
+            }
+        }
+    }
+
+    /// The similarity test: rotations, reflections and uniform scales pass
+    /// with a cofactor that keeps unit vectors unit; non-uniform scale,
+    /// shear, a zero matrix and NaN do not, and keep the plain cofactor.
+    #[test]
+    fn similarity_cofactor_keeps_lengths_only_for_similarities() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(61);
+        for _ in 0..50 {
+            let r = random_rigid(&mut rng).matrix3;
+            let s = rng.gen_range(0.01..100.0);
+            let flip = Mat3A::from_diagonal(Vec3::new(1.0, -1.0, 1.0));
+            for m in [r, r * s, r * flip * s] {
+                let (k, similar) = similarity_cofactor(&m);
+                assert!(similar, "{m:?}");
+                let v = Vec3A::new(rng.gen(), rng.gen(), rng.gen()).normalize();
+                let kv = k * v;
+                assert!((kv.length() - 1.0).abs() < 2e-6, "{}", kv.length());
+                let c = cofactor(&m) * v;
+                assert!(kv.normalize().abs_diff_eq(c.normalize(), 1e-6));
+            }
+            for (m, what) in [
+                (
+                    r * Mat3A::from_diagonal(Vec3::new(1.0, 1.0, 1.001)),
+                    "scale",
+                ),
+                (
+                    r * Mat3A::from_cols_array(&[1.0, 0.0, 0.0, 0.001, 1.0, 0.0, 0.0, 0.0, 1.0]),
+                    "shear",
+                ),
+                (Mat3A::ZERO, "zero"),
+                (r * f32::NAN, "nan"),
+            ] {
+                let (k, similar) = similarity_cofactor(&m);
+                assert!(!similar, "{what}");
+                if what != "nan" {
+                    assert_eq!(k, cofactor(&m), "{what}");
+                }
+            }
+        }
+        assert!(normals_are_unit(&[]));
+        assert!(normals_are_unit(&[
+            Vec3::X,
+            Vec3::new(1.0, 2.0, -3.0).normalize()
+        ]));
+        assert!(!normals_are_unit(&[Vec3::Y, Vec3::Z * 1.001]));
+        assert!(!normals_are_unit(&[Vec3::ZERO]));
+    }
+
+    /// `unit_normals`: with unit normals, every tier gives the scalar
+    /// definition (unit normals, its directions), blocks of similarities,
+    /// blocks of other matrices and blocks mixing both alike. A normal that
+    /// breaks the promise keeps its length under a similarity (so the skip
+    /// is taken) and is renormalised under any other matrix.
+    #[test]
+    fn unit_normals_skip_renormalising_only_under_similarities() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(62);
+        // Entries 0-9 rigid, 10-19 uniformly scaled (one reflected), 20-29
+        // non-uniformly scaled.
+        let mut skin: Vec<Affine3A> = (0..30).map(|_| random_rigid(&mut rng)).collect();
+        for (i, m) in skin.iter_mut().enumerate().skip(10) {
+            let s = if i < 20 {
+                Vec3::splat(rng.gen_range(0.3..3.0)) * if i == 15 { -1.0 } else { 1.0 }
+            } else {
+                Vec3::new(0.5, 1.5, rng.gen_range(0.3..2.0))
+            };
+            *m *= Affine3A::from_scale(s);
+        }
+        for n in [1usize, 8, 9, 45, 1000] {
+            let mut m = random_mesh(&mut rng, n, 1, 30);
+            // Whole blocks of similarities, of others, and mixed ones.
+            for (v, j) in m.joints.iter_mut().enumerate() {
+                *j = match (v / 8) % 3 {
+                    0 => rng.gen_range(0..20),
+                    1 => rng.gen_range(20..30),
+                    _ => rng.gen_range(0..30),
+                };
+            }
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            let (j, ps, ns) = (&m.joints, &m.positions, &m.normals);
+            lbs_reference(&skin, 1, j, &[], ps, ns, &mut rp, &mut rn);
+            let check = |what: &str, fp: &[Vec3], fn_: &[Vec3]| {
+                for i in 0..n {
+                    assert!(fp[i].abs_diff_eq(rp[i], 1e-5), "{what} {n} {i}: {}", fp[i]);
+                    assert!(
+                        fn_[i].abs_diff_eq(rn[i], 1e-5),
+                        "{what} {n} {i}: {}",
+                        fn_[i]
+                    );
+                    let len = fn_[i].length();
+                    assert!((len - 1.0).abs() <= 5e-6, "{what} {n} {i}: |n| = {len}");
+                }
+            };
+            let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            LinearBlendJob {
+                skin: &skin,
+                per_vertex: 1,
+                joints: j,
+                weights: &[],
+                positions: ps,
+                normals: ns,
+                out_positions: &mut fp,
+                out_normals: &mut fn_,
+                unit_normals: true,
+            }
+            .run()
+            .unwrap();
+            check("job", &fp, &fn_);
+            #[cfg(target_arch = "x86_64")]
+            for tier in crate::anim::simd::testable_tiers() {
+                let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_fast(tier, true, &skin, 1, j, &[], ps, ns, &mut fp, &mut fn_);
+                check(&format!("{tier:?}"), &fp, &fn_);
+                // Normals of length 2: kept under similarities in whole
+                // blocks (the renormalisation skipped), renormalised under
+                // the others.
+                if n >= 16 {
+                    let twice: Vec<Vec3> = ns.iter().map(|v| *v * 2.0).collect();
+                    lbs_fast(tier, true, &skin, 1, j, &[], ps, &twice, &mut fp, &mut fn_);
+                    for i in 0..8 {
+                        let len = fn_[i].length();
+                        assert!((len - 2.0).abs() < 2e-5, "{tier:?} {i}: {len}");
+                        assert!(fn_[i].normalize().abs_diff_eq(rn[i], 1e-5));
+                    }
+                    for i in 8..16 {
+                        let len = fn_[i].length();
+                        assert!((len - 1.0).abs() < 1e-5, "{tier:?} {i}: {len}");
+                        assert!(fn_[i].abs_diff_eq(rn[i], 1e-5));
+                    }
+                }
             }
         }
     }
@@ -959,6 +1157,7 @@ mod tests {
                     normals: ns,
                     out_positions: &mut p,
                     out_normals: on,
+                    unit_normals: false,
                 }
                 .run()
                 .unwrap();
@@ -986,7 +1185,18 @@ mod tests {
             for tier in crate::anim::simd::testable_tiers() {
                 let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 let (p, ns) = (&m.positions, &m.normals);
-                lbs_fast(tier, &skin, 1, &m.joints, &[], p, ns, &mut fp, &mut fn_);
+                lbs_fast(
+                    tier,
+                    false,
+                    &skin,
+                    1,
+                    &m.joints,
+                    &[],
+                    p,
+                    ns,
+                    &mut fp,
+                    &mut fn_,
+                );
                 for i in 0..n {
                     assert!(fp[i].abs_diff_eq(rp[i], 1e-5), "{tier:?} {n}: {}", fp[i]);
                     assert!(fn_[i].abs_diff_eq(rn[i], 1e-5), "{tier:?} {n}: {}", fn_[i]);
@@ -1005,6 +1215,7 @@ mod tests {
             normals: &m.normals,
             out_positions: &mut p,
             out_normals: &mut nn,
+            unit_normals: false,
         }
         .run()
         .unwrap_err();
@@ -1108,7 +1319,7 @@ mod tests {
                         let (mut fp, mut fn_) = (rp.clone(), rn.clone());
                         let (j, p) = (&m.joints, &m.positions);
                         lbs_reference(skin, k, j, w, p, ns, &mut rp, &mut rn);
-                        lbs_fast(tier, skin, k, j, w, p, ns, &mut fp, &mut fn_);
+                        lbs_fast(tier, false, skin, k, j, w, p, ns, &mut fp, &mut fn_);
                         for i in 0..n {
                             assert!(rp[i].abs_diff_eq(fp[i], 1e-5), "{tier:?} k {k} {i}");
                             if normals {
@@ -1149,7 +1360,7 @@ mod tests {
                             let mut want = vec![Vec3::ZERO; n];
                             lbs_reference(&skin, k, j, w, p, &[], &mut want, &mut []);
                             let mut got = vec![Vec3::ZERO; n];
-                            lbs_fast(tier, &skin, k, j, w, p, &[], &mut got, &mut []);
+                            lbs_fast(tier, false, &skin, k, j, w, p, &[], &mut got, &mut []);
                             for i in 0..n {
                                 assert!(
                                     want[i].abs_diff_eq(got[i], 1e-5),
@@ -1201,6 +1412,7 @@ mod tests {
                         normals: &m.normals,
                         out_positions: &mut p,
                         out_normals: &mut nn,
+                        unit_normals: false,
                     }
                     .run(),
                     QuatTranslationSkinningJob {
@@ -1258,7 +1470,7 @@ mod tests {
             let (j, w, p, nn) = (&m.joints, &m.weights, &m.positions, &m.normals);
             lbs_reference(&skin, 1, j, w, p, nn, &mut rp, &mut rn);
             let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-            lbs_fast(tier, &skin, 1, j, w, p, nn, &mut fp, &mut fn_);
+            lbs_fast(tier, false, &skin, 1, j, w, p, nn, &mut fp, &mut fn_);
             let checked = if tier == crate::anim::simd::Tier::Avx512 {
                 odd.len()
             } else {

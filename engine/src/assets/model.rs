@@ -133,6 +133,7 @@ impl Model {
                     normals: if with_normals { &mesh.normals } else { &[] },
                     out_positions: &mut out.positions,
                     out_normals: &mut out.normals,
+                    unit_normals: false,
                 }
                 .run()?;
                 Ok(out)

@@ -257,6 +257,7 @@ mod tests {
             normals: &[],
             out_positions: &mut whole,
             out_normals: &mut [],
+            unit_normals: false,
         }
         .run()
         .unwrap();
@@ -273,6 +274,7 @@ mod tests {
                 normals: &[],
                 out_positions: &mut out,
                 out_normals: &mut [],
+                unit_normals: false,
             }
             .run()
             .unwrap();

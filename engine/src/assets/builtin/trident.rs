@@ -200,6 +200,7 @@ mod tests {
             normals: &[],
             out_positions: &mut out,
             out_normals: &mut [],
+            unit_normals: false,
         }
         .run()
         .unwrap();

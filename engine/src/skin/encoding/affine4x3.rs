@@ -58,6 +58,7 @@ impl Encoding for Affine4x3Encoding {
             normals: job.normals,
             out_positions: job.out_positions,
             out_normals: job.out_normals,
+            unit_normals: false,
         }
         .run()?;
         Ok(PaletteReport::default())
