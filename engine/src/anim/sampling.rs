@@ -110,15 +110,7 @@ impl SamplingJob<'_> {
         for &j in &clip.rest_joints {
             out[j as usize] = clip.rest[j as usize];
         }
-        for ((tl, cursor), located) in clip
-            .timelines
-            .iter()
-            .zip(ctx.cursors.iter_mut())
-            .zip(ctx.located.iter_mut())
-        {
-            let (i, u) = locate(tl, t, cursor);
-            *located = (i as u32, u);
-        }
+        locate_all(&clip.timelines, t, &mut ctx.cursors, &mut ctx.located);
         for b in &clip.vec3_batches {
             let (i, u) = ctx.located[b.timeline];
             sample_vec3(b, i as usize, u, out);
@@ -137,11 +129,85 @@ impl SamplingJob<'_> {
     }
 }
 
+/// Every timeline's interval and fraction at `t` (see [`locate`]). With
+/// AVX2, a jump counts the keys at or before `t` eight at a time (a
+/// timeline of up to [`SIMD_COUNT_MAX`] keys): independent compares in
+/// place of a binary search's chain of dependent loads.
+fn locate_all(timelines: &[Timeline], t: f32, cursors: &mut [u32], located: &mut [(u32, f32)]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::avx2_fma() {
+        // SAFETY: the tier says the CPU has AVX2 (and so POPCNT).
+        unsafe { locate_all_avx2(timelines, t, cursors, located) };
+        return;
+    }
+    locate_all_with::<false>(timelines, t, cursors, located);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn locate_all_avx2(
+    timelines: &[Timeline],
+    t: f32,
+    cursors: &mut [u32],
+    located: &mut [(u32, f32)],
+) {
+    locate_all_with::<true>(timelines, t, cursors, located);
+}
+
+#[inline(always)]
+fn locate_all_with<const SIMD: bool>(
+    timelines: &[Timeline],
+    t: f32,
+    cursors: &mut [u32],
+    located: &mut [(u32, f32)],
+) {
+    for ((tl, cursor), located) in timelines.iter().zip(cursors).zip(located) {
+        let (i, u) = locate::<SIMD>(tl, t, cursor);
+        *located = (i as u32, u);
+    }
+}
+
+/// Longest key-time array whose keys [`count_at_or_before_avx2`] counts
+/// whole (eight loads at most); longer ones are binary-searched.
+const SIMD_COUNT_MAX: usize = 64;
+
+/// `keys_at_or_before` for `8 <= times.len() <= SIMD_COUNT_MAX`: a compare
+/// and a bit count per eight keys, the last eight loaded flush with the
+/// end (their lanes already counted shifted out).
+///
+/// # Safety
+/// The CPU has AVX2 and POPCNT; `times.len()` is at least 8.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn count_at_or_before_avx2(times: &[f32], t: f32) -> usize {
+    use std::arch::x86_64::*;
+    let n = times.len();
+    let p = times.as_ptr();
+    let tv = _mm256_set1_ps(t);
+    let le = |i: usize| {
+        // SAFETY: i + 8 <= n.
+        let k = unsafe { _mm256_loadu_ps(p.add(i)) };
+        _mm256_movemask_ps(_mm256_cmp_ps(k, tv, _CMP_LE_OQ)) as u32
+    };
+    let mut count = 0;
+    let mut i = 0;
+    while i + 8 <= n {
+        count += le(i).count_ones();
+        i += 8;
+    }
+    if i < n {
+        count += (le(n - 8) >> (8 - (n - i))).count_ones();
+    }
+    count as usize
+}
+
 /// Finds interval `i` with `times[i] <= t < times[i+1]` and the fraction
 /// `u` into it. Before the first key: `(0, 0)`; at or after the last:
 /// `(last interval, 1)`, so every interpolation returns the end keys there.
-#[inline]
-fn locate(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
+/// `SIMD`: the CPU has AVX2 (see [`locate_all`]).
+#[inline(always)]
+fn locate<const SIMD: bool>(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
     let times = &tl.times;
     let n = times.len();
     if t <= times[0] {
@@ -161,7 +227,17 @@ fn locate(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
     let i = if times[c] <= t && t < times[c + 1] {
         c
     } else {
-        keys_at_or_before(times, t) - 1
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && (8..=SIMD_COUNT_MAX).contains(&n) {
+            // SAFETY: SIMD only where the CPU has AVX2; n >= 8.
+            unsafe { count_at_or_before_avx2(times, t) - 1 }
+        } else {
+            keys_at_or_before(times, t) - 1
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            keys_at_or_before(times, t) - 1
+        }
     };
     *cursor = i as u32;
     let u = ((t - times[i]) * tl.inv_span[i]).clamp(0.0, 1.0);
@@ -854,6 +930,35 @@ mod tests {
             }
         }
         assert_eq!(keys_at_or_before(&[], 1.0), 0);
+    }
+
+    /// The AVX2 count agrees with `partition_point` at every length it
+    /// takes (8 to 64 keys: whole blocks of eight and every overlap of the
+    /// last load), with repeated keys and `t` on, between and outside them.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn simd_count_is_partition_point() {
+        if !crate::anim::simd::avx2_fma() {
+            eprintln!("no AVX2: the count is not used on this CPU");
+            return;
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for n in 8..=SIMD_COUNT_MAX {
+            for _ in 0..20 {
+                let mut times: Vec<f32> = (0..n)
+                    .map(|_| rng.gen_range(0.0..20.0f32).floor() * 0.25)
+                    .collect();
+                times.sort_by(f32::total_cmp);
+                let mut ts: Vec<f32> = times.clone();
+                ts.extend([-1.0, 0.1, 2.3, 4.99, 5.0, 100.0]);
+                ts.extend((0..8).map(|_| rng.gen_range(-0.5..5.5f32)));
+                for t in ts {
+                    // SAFETY: AVX2 checked above; n >= 8.
+                    let got = unsafe { count_at_or_before_avx2(&times, t) };
+                    assert_eq!(got, times.partition_point(|&k| k <= t), "{n} {t} {times:?}");
+                }
+            }
+        }
     }
 
     #[test]
