@@ -239,7 +239,13 @@ fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
                 output.as_ptr() as usize,
                 &[a.pose.as_ptr() as usize, b.pose.as_ptr() as usize],
             );
-            unsafe { super::simd::x86::blend2(a.pose, b.pose, *wa, *wb, output, backwards) };
+            unsafe {
+                if backwards {
+                    super::simd::x86::blend2::<true>(a.pose, b.pose, *wa, *wb, output)
+                } else {
+                    super::simd::x86::blend2::<false>(a.pose, b.pose, *wa, *wb, output)
+                }
+            };
             start = output.len() / 8 * 8;
         }
         blend2_scalar(a.pose, b.pose, *wa, *wb, output, start);
@@ -513,7 +519,13 @@ mod tests {
             for backwards in [false, true] {
                 let mut got = vec![Transform::IDENTITY; n];
                 // SAFETY: features and layout checked, lengths equal.
-                unsafe { crate::anim::simd::x86::blend2(&a, &b, wa, wb, &mut got, backwards) };
+                unsafe {
+                    if backwards {
+                        crate::anim::simd::x86::blend2::<true>(&a, &b, wa, wb, &mut got)
+                    } else {
+                        crate::anim::simd::x86::blend2::<false>(&a, &b, wa, wb, &mut got)
+                    }
+                };
                 for j in 0..n / 8 * 8 {
                     let (g, w) = (&got[j], &want[j]);
                     assert!(g.translation.abs_diff_eq(w.translation, 1e-5), "{j}");
