@@ -239,13 +239,7 @@ fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
                 output.as_ptr() as usize,
                 &[a.pose.as_ptr() as usize, b.pose.as_ptr() as usize],
             );
-            unsafe {
-                if backwards {
-                    super::simd::x86::blend2::<true>(a.pose, b.pose, *wa, *wb, output)
-                } else {
-                    super::simd::x86::blend2::<false>(a.pose, b.pose, *wa, *wb, output)
-                }
-            };
+            unsafe { super::simd::x86::blend2_either(a.pose, b.pose, *wa, *wb, output, backwards) };
             start = output.len() / 8 * 8;
         }
         blend2_scalar(a.pose, b.pose, *wa, *wb, output, start);
@@ -520,11 +514,7 @@ mod tests {
                 let mut got = vec![Transform::IDENTITY; n];
                 // SAFETY: features and layout checked, lengths equal.
                 unsafe {
-                    if backwards {
-                        crate::anim::simd::x86::blend2::<true>(&a, &b, wa, wb, &mut got)
-                    } else {
-                        crate::anim::simd::x86::blend2::<false>(&a, &b, wa, wb, &mut got)
-                    }
+                    crate::anim::simd::x86::blend2_either(&a, &b, wa, wb, &mut got, backwards)
                 };
                 for j in 0..n / 8 * 8 {
                     let (g, w) = (&got[j], &want[j]);

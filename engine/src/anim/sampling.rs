@@ -227,21 +227,24 @@ fn locate<const SIMD: bool>(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, 
     let i = if times[c] <= t && t < times[c + 1] {
         c
     } else {
-        #[cfg(target_arch = "x86_64")]
-        if SIMD && (8..=SIMD_COUNT_MAX).contains(&n) {
-            // SAFETY: SIMD only where the CPU has AVX2; n >= 8.
-            unsafe { count_at_or_before_avx2(times, t) - 1 }
-        } else {
-            keys_at_or_before(times, t) - 1
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            keys_at_or_before(times, t) - 1
-        }
+        count_keys::<SIMD>(times, t) - 1
     };
     *cursor = i as u32;
     let u = ((t - times[i]) * tl.inv_span[i]).clamp(0.0, 1.0);
     (i, u)
+}
+
+/// [`keys_at_or_before`], counted eight keys at a time with AVX2 (`SIMD`:
+/// the caller runs with AVX2 enabled) for arrays of 8 to
+/// [`SIMD_COUNT_MAX`] keys.
+#[inline(always)]
+fn count_keys<const SIMD: bool>(times: &[f32], t: f32) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if SIMD && (8..=SIMD_COUNT_MAX).contains(&times.len()) {
+        // SAFETY: SIMD only where the CPU has AVX2; at least 8 keys.
+        return unsafe { count_at_or_before_avx2(times, t) };
+    }
+    keys_at_or_before(times, t)
 }
 
 /// How many keys are at or before `t` (`partition_point(|k| k <= t)` on

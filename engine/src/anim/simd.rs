@@ -1118,6 +1118,29 @@ pub(crate) mod x86 {
         && std::mem::offset_of!(Transform, scale) == 28
         && std::mem::size_of::<Transform>() == 48;
 
+    /// [`blend2`] run the way `backwards` says, each direction its own loop.
+    ///
+    /// # Safety
+    /// As [`blend2`].
+    #[inline]
+    pub unsafe fn blend2_either(
+        a: &[Transform],
+        b: &[Transform],
+        wa: f32,
+        wb: f32,
+        out: &mut [Transform],
+        backwards: bool,
+    ) {
+        // SAFETY: the caller's promise is blend2's.
+        unsafe {
+            if backwards {
+                blend2::<true>(a, b, wa, wb, out)
+            } else {
+                blend2::<false>(a, b, wa, wb, out)
+            }
+        }
+    }
+
     /// Two-layer blend with weights already normalised (`wa + wb = 1`), for
     /// `out.len() / 8 * 8` joints; the caller does the rest. Rotations are
     /// blended eight at a time in SoA form (hemisphere check, nlerp);
