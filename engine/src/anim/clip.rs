@@ -3,6 +3,7 @@ use std::collections::HashMap;
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::quat::{slerp_angle, squad_setup};
+use super::timelines::Timelines;
 use super::{AnimError, Skeleton, Transform};
 
 /// How a track moves between its keys.
@@ -99,18 +100,6 @@ pub struct RawClip {
     /// Seconds. Raised to the last key time if shorter.
     pub duration: f32,
     pub tracks: Vec<RawJointTrack>,
-}
-
-/// Key times shared by every track that has exactly these times: a clip
-/// exported with one sampler per joint (glTF) or one key set per frame
-/// (.x) has a handful, so the sampler locates the current key interval once
-/// per timeline instead of once per track.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Timeline {
-    /// At least two keys, non-decreasing.
-    pub times: Vec<f32>,
-    /// `1 / (times[i+1] - times[i])`, zero for zero-length intervals.
-    pub inv_span: Vec<f32>,
 }
 
 /// Which part of a joint's transform a vec3 batch writes.
@@ -311,7 +300,11 @@ pub struct Clip {
     /// Joints some channel of which is not animated: their rest transform is
     /// written before the batches overwrite the animated channels.
     pub(crate) rest_joints: Vec<u16>,
-    pub(crate) timelines: Vec<Timeline>,
+    /// Every distinct key-time array (see [`Timelines`]): a clip exported
+    /// with one sampler per joint (glTF) or one key set per frame (.x) has a
+    /// handful, so the sampler locates the current key interval once per
+    /// timeline instead of once per track.
+    pub(crate) timelines: Timelines,
     pub(crate) vec3_batches: Vec<Vec3Batch>,
     pub(crate) quat_batches: Vec<QuatBatch>,
     pub(crate) matrix_batches: Vec<MatrixBatch>,
@@ -358,7 +351,8 @@ type Group<T> = Vec<(u16, Track<T>)>;
 
 #[derive(Default)]
 struct Builder {
-    timelines: Vec<Timeline>,
+    /// Distinct key-time arrays, in order of first use.
+    timelines: Vec<Vec<f32>>,
     timeline_ids: HashMap<Vec<u32>, usize>,
     vec3: HashMap<(usize, Vec3Field, Interpolation), Group<Vec3>>,
     quat: HashMap<(usize, Interpolation), Group<Quat>>,
@@ -371,21 +365,7 @@ impl Builder {
         if let Some(&id) = self.timeline_ids.get(&key) {
             return id;
         }
-        let inv_span = times
-            .windows(2)
-            .map(|w| {
-                let span = w[1] - w[0];
-                if span > 0.0 {
-                    1.0 / span
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        self.timelines.push(Timeline {
-            times: times.to_vec(),
-            inv_span,
-        });
+        self.timelines.push(times.to_vec());
         self.timeline_ids.insert(key, self.timelines.len() - 1);
         self.timelines.len() - 1
     }
@@ -521,7 +501,12 @@ impl Clip {
             .filter(|&j| !matrix_animated[j] && !animated[j].iter().all(|&a| a))
             .map(|j| j as u16)
             .collect();
-        let timelines = std::mem::take(&mut b.timelines);
+        let arrays = std::mem::take(&mut b.timelines);
+        let (timelines, remap) = Timelines::build(&arrays)
+            .ok_or_else(|| fault("more key times than a clip can index".into()))?;
+        // Batches and solo tracks name timelines by their place in the
+        // layout; `arrays` stays indexed as the builder numbered them.
+        let id = |timeline: usize| remap[timeline] as usize;
         let mut solo_vec3 = SoloVec3::default();
         let mut vec3_batches = Vec::new();
         for ((timeline, field, interpolation), tracks) in sorted(std::mem::take(&mut b.vec3)) {
@@ -529,29 +514,35 @@ impl Clip {
                 for (joint, t) in tracks {
                     solo_vec3.joints.push(joint);
                     solo_vec3.fields.push(field);
-                    solo_vec3.timelines.push(timeline as u32);
+                    solo_vec3.timelines.push(id(timeline) as u32);
                     solo_vec3.offsets.push(solo_vec3.keys.len() as u32);
                     solo_vec3.keys.extend_from_slice(&t.values);
                 }
             } else {
-                let tl = &timelines[timeline];
-                vec3_batches.push(layout_vec3(timeline, field, interpolation, tracks, tl));
+                let times = &arrays[timeline];
+                vec3_batches.push(layout_vec3(
+                    id(timeline),
+                    field,
+                    interpolation,
+                    tracks,
+                    times,
+                ));
             }
         }
         let mut solo_quat = SoloQuat::default();
         let mut quat_batches = Vec::new();
         for ((timeline, interpolation), tracks) in sorted(std::mem::take(&mut b.quat)) {
-            let tl = &timelines[timeline];
+            let times = &arrays[timeline];
             let squad = interpolation == Interpolation::Squad;
             if tracks.len() < SOLO_BELOW && (squad || interpolation == Interpolation::Linear) {
                 for (joint, t) in tracks {
                     let s = &mut solo_quat;
                     s.joints.push(joint);
                     s.squad.push(squad);
-                    s.timelines.push(timeline as u32);
+                    s.timelines.push(id(timeline) as u32);
                     if squad {
                         // The batch layout of a one-track group, moved over.
-                        let one = layout_quat(timeline, interpolation, vec![(joint, t)], tl);
+                        let one = layout_quat(id(timeline), interpolation, vec![(joint, t)], times);
                         s.offsets
                             .push([s.spans.len() as u32, s.clamped.len() as u32]);
                         s.spans.extend_from_slice(&one.squad);
@@ -567,19 +558,19 @@ impl Clip {
                     }
                 }
             } else {
-                quat_batches.push(layout_quat(timeline, interpolation, tracks, tl));
+                quat_batches.push(layout_quat(id(timeline), interpolation, tracks, times));
             }
         }
         let matrix_batches = sorted(std::mem::take(&mut b.matrix))
             .into_iter()
             .map(|((timeline, _), tracks)| {
-                let keys = timelines[timeline].times.len();
+                let keys = arrays[timeline].len();
                 let mut data = Vec::with_capacity(keys * tracks.len());
                 for k in 0..keys {
                     data.extend(tracks.iter().map(|(_, t)| t.values[k]));
                 }
                 MatrixBatch {
-                    timeline,
+                    timeline: id(timeline),
                     interpolation: tracks[0].1.interpolation,
                     joints: tracks.iter().map(|(j, _)| *j).collect(),
                     keys: data,
@@ -616,11 +607,9 @@ impl Clip {
         f(&mut self.tracks);
         f(&mut self.rest);
         f(&mut self.rest_joints);
-        f(&mut self.timelines);
-        for t in &mut self.timelines {
-            f(&mut t.times);
-            f(&mut t.inv_span);
-        }
+        f(&mut self.timelines.keys);
+        f(&mut self.timelines.groups);
+        f(&mut self.timelines.times);
         f(&mut self.vec3_batches);
         for b in &mut self.vec3_batches {
             f(&mut b.joints);
@@ -747,13 +736,13 @@ fn layout_vec3(
     field: Vec3Field,
     interpolation: Interpolation,
     tracks: Vec<(u16, Track<Vec3>)>,
-    tl: &Timeline,
+    times: &[f32],
 ) -> Vec3Batch {
-    let keys = tl.times.len();
+    let keys = times.len();
     let mut data = Vec::new();
     if interpolation == Interpolation::CubicSpline {
         for i in 0..keys - 1 {
-            let dt = tl.times[i + 1] - tl.times[i];
+            let dt = times[i + 1] - times[i];
             for (_, t) in &tracks {
                 let c = hermite_coefficients(
                     t.values[i].extend(0.0),
@@ -809,9 +798,9 @@ fn layout_quat(
     timeline: usize,
     interpolation: Interpolation,
     tracks: Vec<(u16, Track<Quat>)>,
-    tl: &Timeline,
+    times: &[f32],
 ) -> QuatBatch {
-    let keys = tl.times.len();
+    let keys = times.len();
     let nt = tracks.len();
     let mut batch = QuatBatch {
         timeline,
@@ -893,7 +882,7 @@ fn layout_quat(
         }
         Interpolation::CubicSpline => {
             for i in 0..keys - 1 {
-                let dt = tl.times[i + 1] - tl.times[i];
+                let dt = times[i + 1] - times[i];
                 for (_, t) in &tracks {
                     let c = hermite_coefficients(
                         Vec4::from(t.values[i]),

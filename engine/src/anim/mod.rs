@@ -29,6 +29,7 @@ mod simd;
 mod skeleton;
 mod skin;
 mod skinning;
+mod timelines;
 mod transform;
 
 pub use blending::{additive_delta, BlendLayer, BlendingJob};

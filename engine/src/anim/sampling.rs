@@ -1,7 +1,8 @@
 use glam::{Quat, Vec3, Vec4};
 
-use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Timeline, Vec3Batch, Vec3Field, SQUAD_ROWS};
+use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
+use super::timelines::locate_all;
 use super::{AnimError, Clip, Interpolation, Transform};
 
 /// What happens past the clip's end.
@@ -44,7 +45,8 @@ impl PlaybackMode {
 pub struct SamplingContext {
     cursors: Vec<u32>,
     /// This sample's interval and fraction per timeline.
-    located: Vec<(u32, f32)>,
+    interval: Vec<u32>,
+    fraction: Vec<f32>,
 }
 
 impl SamplingContext {
@@ -52,7 +54,8 @@ impl SamplingContext {
         let n = clip.timelines.len();
         Self {
             cursors: vec![0; n],
-            located: vec![(0, 0.0); n],
+            interval: vec![0; n],
+            fraction: vec![0.0; n],
         }
     }
 
@@ -60,7 +63,8 @@ impl SamplingContext {
         let n = clip.timelines.len();
         if self.cursors.len() != n {
             self.cursors = vec![0; n];
-            self.located = vec![(0, 0.0); n];
+            self.interval = vec![0; n];
+            self.fraction = vec![0.0; n];
         }
     }
 
@@ -110,158 +114,24 @@ impl SamplingJob<'_> {
         for &j in &clip.rest_joints {
             out[j as usize] = clip.rest[j as usize];
         }
-        locate_all(&clip.timelines, t, &mut ctx.cursors, &mut ctx.located);
+        let (iv, fr) = (&mut ctx.interval, &mut ctx.fraction);
+        locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
         for b in &clip.vec3_batches {
-            let (i, u) = ctx.located[b.timeline];
+            let (i, u) = (iv[b.timeline], fr[b.timeline]);
             sample_vec3(b, i as usize, u, out);
         }
         for b in &clip.quat_batches {
-            let (i, u) = ctx.located[b.timeline];
-            let last = clip.timelines[b.timeline].times.len() - 2;
+            let (i, u) = (iv[b.timeline], fr[b.timeline]);
+            let last = clip.timelines.key_count(b.timeline) - 2;
             sample_quat(b, i as usize, u, looping, last, out);
         }
-        sample_solo(clip, &ctx.located, looping, out);
+        sample_solo(clip, iv, fr, looping, out);
         for b in &clip.matrix_batches {
-            let (i, u) = ctx.located[b.timeline];
+            let (i, u) = (iv[b.timeline], fr[b.timeline]);
             sample_matrix(b, i as usize, u, out);
         }
         Ok(())
     }
-}
-
-/// Every timeline's interval and fraction at `t` (see [`locate`]). With
-/// AVX2, a jump counts the keys at or before `t` eight at a time (a
-/// timeline of up to [`SIMD_COUNT_MAX`] keys): independent compares in
-/// place of a binary search's chain of dependent loads.
-fn locate_all(timelines: &[Timeline], t: f32, cursors: &mut [u32], located: &mut [(u32, f32)]) {
-    #[cfg(target_arch = "x86_64")]
-    if super::simd::avx2_fma() {
-        // SAFETY: the tier says the CPU has AVX2 (and so POPCNT).
-        unsafe { locate_all_avx2(timelines, t, cursors, located) };
-        return;
-    }
-    locate_all_with::<false>(timelines, t, cursors, located);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn locate_all_avx2(
-    timelines: &[Timeline],
-    t: f32,
-    cursors: &mut [u32],
-    located: &mut [(u32, f32)],
-) {
-    locate_all_with::<true>(timelines, t, cursors, located);
-}
-
-#[inline(always)]
-fn locate_all_with<const SIMD: bool>(
-    timelines: &[Timeline],
-    t: f32,
-    cursors: &mut [u32],
-    located: &mut [(u32, f32)],
-) {
-    for ((tl, cursor), located) in timelines.iter().zip(cursors).zip(located) {
-        let (i, u) = locate::<SIMD>(tl, t, cursor);
-        *located = (i as u32, u);
-    }
-}
-
-/// Longest key-time array whose keys [`count_at_or_before_avx2`] counts
-/// whole (eight loads at most); longer ones are binary-searched.
-const SIMD_COUNT_MAX: usize = 64;
-
-/// `keys_at_or_before` for `8 <= times.len() <= SIMD_COUNT_MAX`: a compare
-/// and a bit count per eight keys, the last eight loaded flush with the
-/// end (their lanes already counted shifted out).
-///
-/// # Safety
-/// The CPU has AVX2 and POPCNT; `times.len()` is at least 8.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-unsafe fn count_at_or_before_avx2(times: &[f32], t: f32) -> usize {
-    use std::arch::x86_64::*;
-    let n = times.len();
-    let p = times.as_ptr();
-    let tv = _mm256_set1_ps(t);
-    let le = |i: usize| {
-        // SAFETY: i + 8 <= n.
-        let k = unsafe { _mm256_loadu_ps(p.add(i)) };
-        _mm256_movemask_ps(_mm256_cmp_ps(k, tv, _CMP_LE_OQ)) as u32
-    };
-    let mut count = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        count += le(i).count_ones();
-        i += 8;
-    }
-    if i < n {
-        count += (le(n - 8) >> (8 - (n - i))).count_ones();
-    }
-    count as usize
-}
-
-/// Finds interval `i` with `times[i] <= t < times[i+1]` and the fraction
-/// `u` into it. Before the first key: `(0, 0)`; at or after the last:
-/// `(last interval, 1)`, so every interpolation returns the end keys there.
-/// `SIMD`: the CPU has AVX2 (see [`locate_all`]).
-#[inline(always)]
-fn locate<const SIMD: bool>(tl: &Timeline, t: f32, cursor: &mut u32) -> (usize, f32) {
-    let times = &tl.times;
-    let n = times.len();
-    if t <= times[0] {
-        *cursor = 0;
-        return (0, 0.0);
-    }
-    if t >= times[n - 1] {
-        *cursor = (n - 2) as u32;
-        return (n - 2, 1.0);
-    }
-    // Forward playback moves at most one interval per sample: step the
-    // cursor without a branch, then check it (mispredicted branches, not
-    // arithmetic, are what a per-track cursor costs).
-    let c = (*cursor as usize).min(n - 2);
-    let c = c + usize::from(times[c + 1] <= t && c + 2 < n);
-    // Here times[0] < t < times[n-1], so either search finds 0..=n-2.
-    let i = if times[c] <= t && t < times[c + 1] {
-        c
-    } else {
-        count_keys::<SIMD>(times, t) - 1
-    };
-    *cursor = i as u32;
-    let u = ((t - times[i]) * tl.inv_span[i]).clamp(0.0, 1.0);
-    (i, u)
-}
-
-/// [`keys_at_or_before`], counted eight keys at a time with AVX2 (`SIMD`:
-/// the caller runs with AVX2 enabled) for arrays of 8 to
-/// [`SIMD_COUNT_MAX`] keys.
-#[inline(always)]
-fn count_keys<const SIMD: bool>(times: &[f32], t: f32) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if SIMD && (8..=SIMD_COUNT_MAX).contains(&times.len()) {
-        // SAFETY: SIMD only where the CPU has AVX2; at least 8 keys.
-        return unsafe { count_at_or_before_avx2(times, t) };
-    }
-    keys_at_or_before(times, t)
-}
-
-/// How many keys are at or before `t` (`partition_point(|k| k <= t)` on
-/// sorted times), as a branchless binary search: a random seek costs a
-/// fixed handful of compare-and-moves instead of mispredicted branches.
-#[inline]
-fn keys_at_or_before(times: &[f32], t: f32) -> usize {
-    let mut base = 0;
-    let mut len = times.len();
-    while len > 1 {
-        let half = len / 2;
-        if times[base + half] <= t {
-            base += half;
-        }
-        len -= half;
-    }
-    base + usize::from(!times.is_empty() && times[base] <= t)
 }
 
 #[inline(always)]
@@ -468,10 +338,11 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
 }
 
 /// Tracks in the solo layout, each with its own timeline's interval.
-fn sample_solo(clip: &Clip, located: &[(u32, f32)], looping: bool, out: &mut [Transform]) {
+fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
     let s = &clip.solo_vec3;
     for k in 0..s.joints.len() {
-        let (i, u) = located[s.timelines[k] as usize];
+        let tl = s.timelines[k] as usize;
+        let (i, u) = (iv[tl], fr[tl]);
         let at = s.offsets[k] as usize + i as usize;
         let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
         set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
@@ -479,11 +350,10 @@ fn sample_solo(clip: &Clip, located: &[(u32, f32)], looping: bool, out: &mut [Tr
     let s = &clip.solo_quat;
     for k in 0..s.joints.len() {
         let tl = s.timelines[k] as usize;
-        let (i, u) = located[tl];
-        let i = i as usize;
+        let (i, u) = (iv[tl] as usize, fr[tl]);
         let [a, b] = s.offsets[k];
         let q = if s.squad[k] {
-            let last = clip.timelines[tl].times.len() - 2;
+            let last = clip.timelines.key_count(tl) - 2;
             let span = if !looping && (i == 0 || i == last) {
                 &s.clamped[b as usize + usize::from(i != 0)]
             } else {
@@ -914,52 +784,6 @@ mod tests {
                 .run()
                 .unwrap();
                 assert_eq!(out, sample(&clip, t, PlaybackMode::Loop), "t {t}");
-            }
-        }
-    }
-
-    #[test]
-    fn branchless_search_is_partition_point() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
-        for n in 1..40 {
-            let mut times: Vec<f32> = (0..n).map(|_| rng.gen_range(0.0..4.0f32).floor()).collect();
-            times.sort_by(f32::total_cmp);
-            for t in [-1.0f32, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 9.0] {
-                assert_eq!(
-                    keys_at_or_before(&times, t),
-                    times.partition_point(|&k| k <= t),
-                    "{times:?} {t}"
-                );
-            }
-        }
-        assert_eq!(keys_at_or_before(&[], 1.0), 0);
-    }
-
-    /// The AVX2 count agrees with `partition_point` at every length it
-    /// takes (8 to 64 keys: whole blocks of eight and every overlap of the
-    /// last load), with repeated keys and `t` on, between and outside them.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn simd_count_is_partition_point() {
-        if !crate::anim::simd::avx2_fma() {
-            eprintln!("no AVX2: the count is not used on this CPU");
-            return;
-        }
-        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
-        for n in 8..=SIMD_COUNT_MAX {
-            for _ in 0..20 {
-                let mut times: Vec<f32> = (0..n)
-                    .map(|_| rng.gen_range(0.0..20.0f32).floor() * 0.25)
-                    .collect();
-                times.sort_by(f32::total_cmp);
-                let mut ts: Vec<f32> = times.clone();
-                ts.extend([-1.0, 0.1, 2.3, 4.99, 5.0, 100.0]);
-                ts.extend((0..8).map(|_| rng.gen_range(-0.5..5.5f32)));
-                for t in ts {
-                    // SAFETY: AVX2 checked above; n >= 8.
-                    let got = unsafe { count_at_or_before_avx2(&times, t) };
-                    assert_eq!(got, times.partition_point(|&k| k <= t), "{n} {t} {times:?}");
-                }
             }
         }
     }
