@@ -230,12 +230,16 @@ pub(crate) struct SoloVec3 {
     pub timelines: Vec<u32>,
     /// First key of each track in `keys`.
     pub offsets: Vec<u32>,
+    /// Every track's keys, then one `Vec3::ZERO` (so that a 16-byte load
+    /// of any key stays inside).
     pub keys: Vec<Vec3>,
 }
 
 /// Linear and SQUAD rotation tracks in the solo layout.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SoloQuat {
+    /// Tracks `..linear` are linear, the rest SQUAD.
+    pub linear: usize,
     pub joints: Vec<u16>,
     pub squad: Vec<bool>,
     pub timelines: Vec<u32>,
@@ -529,36 +533,55 @@ impl Clip {
                 ));
             }
         }
+        // One key of padding past the last track's: the AVX2 sampler reads
+        // each key as 16 bytes.
+        if !solo_vec3.keys.is_empty() {
+            solo_vec3.keys.push(Vec3::ZERO);
+        }
         let mut solo_quat = SoloQuat::default();
         let mut quat_batches = Vec::new();
+        // Solo rotation tracks: the linear ones first (the AVX2 sampler
+        // takes them eight at a time), then SQUAD.
+        let (mut solo_linear, mut solo_squad) = (Vec::new(), Vec::new());
         for ((timeline, interpolation), tracks) in sorted(std::mem::take(&mut b.quat)) {
-            let times = &arrays[timeline];
             let squad = interpolation == Interpolation::Squad;
             if tracks.len() < SOLO_BELOW && (squad || interpolation == Interpolation::Linear) {
-                for (joint, t) in tracks {
-                    let s = &mut solo_quat;
-                    s.joints.push(joint);
-                    s.squad.push(squad);
-                    s.timelines.push(id(timeline) as u32);
-                    if squad {
-                        // The batch layout of a one-track group, moved over.
-                        let one = layout_quat(id(timeline), interpolation, vec![(joint, t)], times);
-                        s.offsets
-                            .push([s.spans.len() as u32, s.clamped.len() as u32]);
-                        s.spans.extend_from_slice(&one.squad);
-                        s.clamped.extend_from_slice(&one.squad_clamped);
-                    } else {
-                        let keys = continuous(&t.values);
-                        s.offsets.push([s.keys.len() as u32, s.angles.len() as u32]);
-                        s.angles.extend(keys.windows(2).map(|w| {
-                            let (theta, inv) = slerp_angle(w[0], w[1]);
-                            [theta, inv]
-                        }));
-                        s.keys.extend_from_slice(&keys);
-                    }
-                }
+                let to = if squad {
+                    &mut solo_squad
+                } else {
+                    &mut solo_linear
+                };
+                to.push((timeline, interpolation, tracks));
             } else {
+                let times = &arrays[timeline];
                 quat_batches.push(layout_quat(id(timeline), interpolation, tracks, times));
+            }
+        }
+        solo_quat.linear = solo_linear.iter().map(|(_, _, t)| t.len()).sum();
+        for (timeline, interpolation, tracks) in solo_linear.into_iter().chain(solo_squad) {
+            let times = &arrays[timeline];
+            let squad = interpolation == Interpolation::Squad;
+            for (joint, t) in tracks {
+                let s = &mut solo_quat;
+                s.joints.push(joint);
+                s.squad.push(squad);
+                s.timelines.push(id(timeline) as u32);
+                if squad {
+                    // The batch layout of a one-track group, moved over.
+                    let one = layout_quat(id(timeline), interpolation, vec![(joint, t)], times);
+                    s.offsets
+                        .push([s.spans.len() as u32, s.clamped.len() as u32]);
+                    s.spans.extend_from_slice(&one.squad);
+                    s.clamped.extend_from_slice(&one.squad_clamped);
+                } else {
+                    let keys = continuous(&t.values);
+                    s.offsets.push([s.keys.len() as u32, s.angles.len() as u32]);
+                    s.angles.extend(keys.windows(2).map(|w| {
+                        let (theta, inv) = slerp_angle(w[0], w[1]);
+                        [theta, inv]
+                    }));
+                    s.keys.extend_from_slice(&keys);
+                }
             }
         }
         let matrix_batches = sorted(std::mem::take(&mut b.matrix))

@@ -339,6 +339,14 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
 
 /// Tracks in the solo layout, each with its own timeline's interval.
 fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA; the clip was built whole and
+        // `out` holds one transform per joint (validated by the job).
+        unsafe { sample_solo_avx2(clip, iv, fr, out) };
+        sample_solo_quats(clip, iv, fr, looping, clip.solo_quat.linear, out);
+        return;
+    }
     let s = &clip.solo_vec3;
     for k in 0..s.joints.len() {
         let tl = s.timelines[k] as usize;
@@ -347,8 +355,20 @@ fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Tr
         let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
         set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
     }
+    sample_solo_quats(clip, iv, fr, looping, 0, out);
+}
+
+/// Solo rotation tracks `first..`, one at a time.
+fn sample_solo_quats(
+    clip: &Clip,
+    iv: &[u32],
+    fr: &[f32],
+    looping: bool,
+    first: usize,
+    out: &mut [Transform],
+) {
     let s = &clip.solo_quat;
-    for k in 0..s.joints.len() {
+    for k in first..s.joints.len() {
         let tl = s.timelines[k] as usize;
         let (i, u) = (iv[tl] as usize, fr[tl]);
         let [a, b] = s.offsets[k];
@@ -366,6 +386,116 @@ fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Tr
             Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
         };
         out[s.joints[k] as usize].rotation = q;
+    }
+}
+
+/// The solo translation and scale tracks and the linear solo rotations
+/// with AVX2. A vec3 track lerps its two keys in one register (each key
+/// one 16-byte load; the keys end with a padding key) and stores the
+/// three floats: the scalar loop's arithmetic, bit for bit. Rotations go
+/// eight tracks at a time: each lane's interval angle, reciprocal sine
+/// and fraction side by side, the two slerp weights from one eight-lane
+/// sine polynomial each (as the batches' `slerp8`), then each track's two
+/// adjacent keys in one 32-byte load times `[wa x4 | wb x4]`, the halves
+/// added. A last group of fewer than eight repeats its last track in the
+/// spare lanes and stores only its own.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `clip` was built by `Clip::build`; `iv`,
+/// `fr` hold every timeline's interval and fraction (as `locate_all`
+/// writes them) and `out` one transform per joint.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Transform]) {
+    use std::arch::x86_64::*;
+    use std::mem::offset_of;
+    let s = &clip.solo_vec3;
+    let (t_at, s_at) = (
+        offset_of!(Transform, translation),
+        offset_of!(Transform, scale),
+    );
+    let keys = s.keys.as_ptr() as *const f32;
+    let op = out.as_mut_ptr() as *mut u8;
+    let size = std::mem::size_of::<Transform>();
+    debug_assert!(s.joints.iter().all(|&j| (j as usize) < out.len()));
+    for k in 0..s.joints.len() {
+        // SAFETY (the block): built so: every index below is inside its
+        // array, keys `at` and `at + 1` are a track's (the padding key
+        // after the last), and the joint inside `out`.
+        unsafe {
+            let tl = *s.timelines.get_unchecked(k) as usize;
+            let (i, u) = (*iv.get_unchecked(tl), *fr.get_unchecked(tl));
+            let at = *s.offsets.get_unchecked(k) as usize + i as usize;
+            let k0 = _mm_loadu_ps(keys.add(at * 3));
+            let k1 = _mm_loadu_ps(keys.add(at * 3 + 3));
+            let r = _mm_add_ps(
+                _mm_mul_ps(k0, _mm_set1_ps(1.0 - u)),
+                _mm_mul_ps(k1, _mm_set1_ps(u)),
+            );
+            let field = if *s.fields.get_unchecked(k) == Vec3Field::Scale {
+                s_at
+            } else {
+                t_at
+            };
+            let j = *s.joints.get_unchecked(k) as usize;
+            let dst = op.add(j * size + field) as *mut f32;
+            _mm_store_sd(dst as *mut f64, _mm_castps_pd(r));
+            _mm_store_ss(dst.add(2), _mm_movehl_ps(r, r));
+        }
+    }
+    let q = &clip.solo_quat;
+    let n = q.linear;
+    let mut base = 0;
+    while base < n {
+        let lanes = (n - base).min(8);
+        let (mut theta, mut inv, mut uu) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8]);
+        let mut at = [0usize; 8];
+        for l in 0..8 {
+            let k = base + l.min(lanes - 1);
+            // SAFETY: k < n <= the track count; the interval's angle entry
+            // belongs to the track (built so).
+            unsafe {
+                let tl = *q.timelines.get_unchecked(k) as usize;
+                let (i, u) = (*iv.get_unchecked(tl) as usize, *fr.get_unchecked(tl));
+                let [a, b] = *q.offsets.get_unchecked(k);
+                let [t, v] = *q.angles.get_unchecked(b as usize + i);
+                theta[l] = t;
+                inv[l] = v;
+                uu[l] = u;
+                at[l] = a as usize + i;
+            }
+        }
+        let (mut wa, mut wb) = ([0.0f32; 8], [0.0f32; 8]);
+        // SAFETY: AVX2 and FMA enabled; eight-float arrays.
+        unsafe {
+            use super::simd::x86::sin8;
+            let (theta, inv) = (
+                _mm256_loadu_ps(theta.as_ptr()),
+                _mm256_loadu_ps(inv.as_ptr()),
+            );
+            let u = _mm256_loadu_ps(uu.as_ptr());
+            let a = _mm256_mul_ps(
+                sin8(_mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(1.0), u), theta)),
+                inv,
+            );
+            let b = _mm256_mul_ps(sin8(_mm256_mul_ps(u, theta)), inv);
+            _mm256_storeu_ps(wa.as_mut_ptr(), a);
+            _mm256_storeu_ps(wb.as_mut_ptr(), b);
+        }
+        for l in 0..lanes {
+            // SAFETY: keys at[l] and at[l] + 1 are the track's interval's
+            // (adjacent Quats); the joint is inside `out`.
+            unsafe {
+                let pair = _mm256_loadu_ps(q.keys.as_ptr().add(at[l]) as *const f32);
+                let w = _mm256_set_m128(_mm_set1_ps(wb[l]), _mm_set1_ps(wa[l]));
+                let r = _mm256_mul_ps(pair, w);
+                let r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
+                let j = *q.joints.get_unchecked(base + l) as usize;
+                let dst = &mut out.get_unchecked_mut(j).rotation as *mut Quat as *mut f32;
+                _mm_storeu_ps(dst, r);
+            }
+        }
+        base += 8;
     }
 }
 

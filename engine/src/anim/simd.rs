@@ -1290,7 +1290,7 @@ pub(crate) mod x86 {
 
     /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
     #[inline(always)]
-    unsafe fn sin8(x: __m256) -> __m256 {
+    pub(crate) unsafe fn sin8(x: __m256) -> __m256 {
         unsafe {
             let x2 = _mm256_mul_ps(x, x);
             let c = |v: f32| _mm256_set1_ps(v);
