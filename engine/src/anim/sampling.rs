@@ -960,7 +960,10 @@ mod tests {
                 if j % 2 == 0 {
                     assert_eq!(g, w, "squad t {t} joint {j}");
                 } else {
-                    assert!((g - w).abs().max_element() < 2e-7, "t {t} joint {j} {g} {w}");
+                    assert!(
+                        (g - w).abs().max_element() < 2e-7,
+                        "t {t} joint {j} {g} {w}"
+                    );
                     assert_ne!(g, Vec4::from(Quat::IDENTITY), "t {t} joint {j}");
                 }
             }
