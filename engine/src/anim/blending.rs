@@ -502,28 +502,30 @@ mod tests {
         if crate::anim::simd::avx2_fma() && crate::anim::simd::x86::TRANSFORM_PACKED {
             use rand::SeedableRng;
             let mut rng = rand::rngs::StdRng::seed_from_u64(62);
-            let n = 40;
-            let (a, b) = (
-                random_pose(&mut rng, n, 10.0),
-                random_pose(&mut rng, n, 10.0),
-            );
-            let (wa, wb) = (0.35, 0.65);
-            let mut want = vec![Transform::IDENTITY; n];
-            blend2_scalar(&a, &b, wa, wb, &mut want, 0);
-            for backwards in [false, true] {
-                let mut got = vec![Transform::IDENTITY; n];
-                // SAFETY: features and layout checked, lengths equal.
-                unsafe {
-                    crate::anim::simd::x86::blend2_either(&a, &b, wa, wb, &mut got, backwards)
-                };
-                for j in 0..n / 8 * 8 {
-                    let (g, w) = (&got[j], &want[j]);
-                    assert!(g.translation.abs_diff_eq(w.translation, 1e-5), "{j}");
-                    assert!(g.scale.abs_diff_eq(w.scale, 1e-6), "{j}");
-                    assert!(g.rotation.abs_diff_eq(w.rotation, 1e-6), "{j}");
+            // No block, one, two (the pipelined loop's first and last), more.
+            for n in [5, 8, 13, 16, 40] {
+                let (a, b) = (
+                    random_pose(&mut rng, n, 10.0),
+                    random_pose(&mut rng, n, 10.0),
+                );
+                let (wa, wb) = (0.35, 0.65);
+                let mut want = vec![Transform::IDENTITY; n];
+                blend2_scalar(&a, &b, wa, wb, &mut want, 0);
+                for backwards in [false, true] {
+                    let mut got = vec![Transform::IDENTITY; n];
+                    // SAFETY: features and layout checked, lengths equal.
+                    unsafe {
+                        crate::anim::simd::x86::blend2_either(&a, &b, wa, wb, &mut got, backwards)
+                    };
+                    for j in 0..n / 8 * 8 {
+                        let (g, w) = (&got[j], &want[j]);
+                        assert!(g.translation.abs_diff_eq(w.translation, 1e-5), "{j}");
+                        assert!(g.scale.abs_diff_eq(w.scale, 1e-6), "{j}");
+                        assert!(g.rotation.abs_diff_eq(w.rotation, 1e-6), "{j}");
+                    }
+                    // The joints past the last block of eight are not written.
+                    assert!(got[n / 8 * 8..].iter().all(|t| *t == Transform::IDENTITY));
                 }
-                // The joints past the last block of eight are not written.
-                assert!(got[n / 8 * 8..].iter().all(|t| *t == Transform::IDENTITY));
             }
         }
     }
