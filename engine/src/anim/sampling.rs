@@ -38,9 +38,11 @@ impl PlaybackMode {
 }
 
 /// Per-timeline key cursors: forward playback finds its keys in O(1) (the
-/// cursor's interval or the next); any other jump falls back to binary
-/// search. One context per playing instance; a context moved to another
-/// clip resizes itself, its cursors being hints that are always checked.
+/// cursor's interval or the next); any other jump counts the keys (see
+/// `timelines`: with AVX2, short timelines are counted eight at a time
+/// and need no cursor). One context per playing instance; a context moved
+/// to another clip resizes itself, its cursors being hints that are
+/// always checked.
 #[derive(Clone, Debug, Default)]
 pub struct SamplingContext {
     cursors: Vec<u32>,
