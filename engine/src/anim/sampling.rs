@@ -345,8 +345,10 @@ fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Tr
     if super::simd::avx2_fma() {
         // SAFETY: the CPU has AVX2 and FMA; the clip was built whole and
         // `out` holds one transform per joint (validated by the job).
-        unsafe { sample_solo_avx2(clip, iv, fr, out) };
-        sample_solo_quats(clip, iv, fr, looping, clip.solo_quat.linear, out);
+        unsafe {
+            sample_solo_avx2(clip, iv, fr, out);
+            sample_solo_squad_avx2(clip, iv, fr, looping, out);
+        }
         return;
     }
     sample_solo_scalar(clip, iv, fr, looping, out);
@@ -363,20 +365,13 @@ fn sample_solo_scalar(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &
         let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
         set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
     }
-    sample_solo_quats(clip, iv, fr, looping, 0, out);
+    sample_solo_quats(clip, iv, fr, looping, out);
 }
 
-/// Solo rotation tracks `first..`, one at a time.
-fn sample_solo_quats(
-    clip: &Clip,
-    iv: &[u32],
-    fr: &[f32],
-    looping: bool,
-    first: usize,
-    out: &mut [Transform],
-) {
+/// The solo rotation tracks, one at a time.
+fn sample_solo_quats(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
     let s = &clip.solo_quat;
-    for k in first..s.joints.len() {
+    for k in 0..s.joints.len() {
         let tl = s.timelines[k] as usize;
         let (i, u) = (iv[tl] as usize, fr[tl]);
         let [a, b] = s.offsets[k];
@@ -394,6 +389,49 @@ fn sample_solo_quats(
             Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
         };
         out[s.joints[k] as usize].rotation = q;
+    }
+}
+
+/// The solo SQUAD rotations eight tracks at a time: each lane's span
+/// (the clamped one at a clip's ends when not looping, as the scalar
+/// loop) and fraction, then `squad_span`'s arithmetic eight lanes wide.
+/// A last group of fewer than eight repeats its last track in the spare
+/// lanes and stores only its own.
+///
+/// # Safety
+/// As [`sample_solo_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sample_solo_squad_avx2(
+    clip: &Clip,
+    iv: &[u32],
+    fr: &[f32],
+    looping: bool,
+    out: &mut [Transform],
+) {
+    let s = &clip.solo_quat;
+    let n = s.joints.len();
+    let mut base = s.linear;
+    while base < n {
+        let lanes = (n - base).min(8);
+        let lane = |l: usize| {
+            let k = base + l.min(lanes - 1);
+            let tl = s.timelines[k] as usize;
+            let (i, u) = (iv[tl] as usize, fr[tl]);
+            let [a, b] = s.offsets[k];
+            let last = clip.timelines.key_count(tl) - 2;
+            let span = if !looping && (i == 0 || i == last) {
+                &s.clamped[b as usize + usize::from(i != 0)]
+            } else {
+                &s.spans[a as usize + i]
+            };
+            (span, u)
+        };
+        let spans: [&SquadSpan; 8] = std::array::from_fn(|l| lane(l).0);
+        let us: [f32; 8] = std::array::from_fn(|l| lane(l).1);
+        // SAFETY: AVX2 and FMA enabled; every joint is inside `out`.
+        unsafe { super::simd::x86::squad_solo8(&spans, &us, &s.joints[base..base + lanes], out) };
+        base += 8;
     }
 }
 
@@ -927,10 +965,11 @@ mod tests {
     }
 
     /// The AVX2 solo sampler against the scalar loop on a clip of
-    /// unshared key times (every track solo; 21 joints: ten linear
-    /// rotations, so a whole group of eight and a part group): translations
-    /// and scales bit for bit, rotations within 2e-7 (the sine polynomial
-    /// in FMA form), SQUAD rotations (scalar in both) bit for bit.
+    /// unshared key times (every track solo; 21 joints: ten linear and
+    /// eleven SQUAD rotations, so whole and part groups of eight), looping
+    /// and not: translations and scales bit for bit, linear rotations
+    /// within 2e-7 and SQUAD ones within 1e-6 (the polynomials in FMA
+    /// form).
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn solo_avx2_matches_scalar() {
@@ -943,24 +982,34 @@ mod tests {
         assert_eq!(clip.solo_quat.linear, 10);
         assert_eq!(clip.solo_vec3.joints.len(), 2 * n);
         let mut rng = rand::rngs::StdRng::seed_from_u64(31);
-        let mut ts: Vec<f32> = vec![-0.5, 0.0, 1.0, 1.5];
+        // Both ends (the first and last intervals take clamped SQUAD spans
+        // when not looping) and between.
+        let mut ts: Vec<f32> = vec![-0.5, 0.0, 0.01, 0.99, 1.0, 1.5];
         ts.extend((0..60).map(|_| rng.gen_range(0.0..1.0f32)));
-        for t in ts {
+        for (t, looping) in ts.into_iter().flat_map(|t| [(t, true), (t, false)]) {
             let mut ctx = SamplingContext::new(&clip);
             let (iv, fr) = (&mut ctx.interval, &mut ctx.fraction);
             locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
             let mut want = vec![Transform::IDENTITY; n];
             let mut got = want.clone();
-            sample_solo_scalar(&clip, iv, fr, true, &mut want);
+            sample_solo_scalar(&clip, iv, fr, looping, &mut want);
             // SAFETY: AVX2 checked; a whole clip and one transform a joint.
-            unsafe { sample_solo_avx2(&clip, iv, fr, &mut got) };
-            sample_solo_quats(&clip, iv, fr, true, clip.solo_quat.linear, &mut got);
+            unsafe {
+                sample_solo_avx2(&clip, iv, fr, &mut got);
+                sample_solo_squad_avx2(&clip, iv, fr, looping, &mut got);
+            }
             for j in 0..n {
                 assert_eq!(got[j].translation, want[j].translation, "t {t} joint {j}");
                 assert_eq!(got[j].scale, want[j].scale, "t {t} joint {j}");
                 let (g, w) = (Vec4::from(got[j].rotation), Vec4::from(want[j].rotation));
                 if j % 2 == 0 {
-                    assert_eq!(g, w, "squad t {t} joint {j}");
+                    // SQUAD: two sine polynomials and an arccosine in
+                    // FMA form against the scalar ones.
+                    assert!(
+                        (g - w).abs().max_element() < 1e-6,
+                        "squad t {t} looping {looping} joint {j} {g} {w}"
+                    );
+                    assert_ne!(g, Vec4::from(Quat::IDENTITY), "t {t} joint {j}");
                 } else {
                     assert!(
                         (g - w).abs().max_element() < 2e-7,

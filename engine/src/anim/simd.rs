@@ -88,7 +88,7 @@ pub(crate) mod x86 {
 
     pub(crate) mod avx512;
 
-    use glam::{Affine3A, Mat3A, Quat, Vec3};
+    use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
     use crate::anim::{Affine4x3, DualQuat, Transform, NO_PARENT};
@@ -1351,8 +1351,67 @@ pub(crate) mod x86 {
     pub unsafe fn squad8(rows: &[[f32; 8]], u: f32, joints: &[u16], out: &mut [Transform]) {
         unsafe {
             let l = |r: usize| _mm256_loadu_ps(rows.get_unchecked(r).as_ptr());
-            let uu = _mm256_set1_ps(u);
-            let vv = _mm256_set1_ps(1.0 - u);
+            let q = squad_lanes(l, _mm256_set1_ps(u));
+            store_quats(q, joints, out);
+        }
+    }
+
+    /// [`squad8`] for up to eight solo tracks, each its own span and
+    /// fraction: the spans' fields turned into the same rows in registers
+    /// (a 4x4 transpose per field), every lane's `u` its own.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; every joint is inside `out`; `spans` and
+    /// `u` hold eight entries (spare lanes repeating a real one).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn squad_solo8(
+        spans: &[&crate::anim::clip::SquadSpan; 8],
+        u: &[f32; 8],
+        joints: &[u16],
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            // Field `f` (q1, c, a, b, angles: 16 bytes each) of the eight
+            // spans as x, y, z, w rows, lanes in span order.
+            let field = |f: usize| {
+                let p = |v: usize| {
+                    let s = spans[v];
+                    let q: *const Vec4 = match f {
+                        0 => &s.q1 as *const Quat as *const Vec4,
+                        1 => &s.c as *const Quat as *const Vec4,
+                        2 => &s.a as *const Quat as *const Vec4,
+                        3 => &s.b as *const Quat as *const Vec4,
+                        _ => &s.angles,
+                    };
+                    q as *const f32
+                };
+                let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
+                let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+                let lo01 = _mm256_unpacklo_ps(r0, r1);
+                let lo23 = _mm256_unpacklo_ps(r2, r3);
+                let hi01 = _mm256_unpackhi_ps(r0, r1);
+                let hi23 = _mm256_unpackhi_ps(r2, r3);
+                [
+                    _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                    _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+                    _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
+                ]
+            };
+            let rows: [[__m256; 4]; 5] = std::array::from_fn(field);
+            let q = squad_lanes(|r| rows[r / 4][r % 4], _mm256_loadu_ps(u.as_ptr()));
+            store_quats(q, joints, out);
+        }
+    }
+
+    /// The SQUAD arithmetic of [`squad8`] on rows `row(0..20)` (q1, c, a,
+    /// b as x, y, z, w rows, then theta1, 1/sin1, theta2, 1/sin2) and a
+    /// fraction per lane; returns x, y, z, w rows.
+    #[inline(always)]
+    unsafe fn squad_lanes(row: impl Fn(usize) -> __m256, uu: __m256) -> [__m256; 4] {
+        unsafe {
+            let l = row;
+            let vv = _mm256_sub_ps(_mm256_set1_ps(1.0), uu);
             let (t1, i1, t2, i2) = (l(16), l(17), l(18), l(19));
             let s0 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t1)), i1);
             let s1 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t1)), i1);
@@ -1363,7 +1422,8 @@ pub(crate) mod x86 {
             let r: [__m256; 4] = std::array::from_fn(|c| {
                 _mm256_fmadd_ps(l(8 + c), s2, _mm256_mul_ps(l(12 + c), s3))
             });
-            let h = 2.0 * u * (1.0 - u);
+            // h = 2 u (1 - u), in the scalar code's order.
+            let h = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(2.0), uu), vv);
             let d = _mm256_fmadd_ps(
                 p[0],
                 r[0],
@@ -1377,14 +1437,12 @@ pub(crate) mod x86 {
             let sign = _mm256_and_ps(d, _mm256_set1_ps(-0.0));
             let d = _mm256_min_ps(_mm256_xor_ps(d, sign), _mm256_set1_ps(1.0));
             let theta = _mm256_max_ps(acos8(d), _mm256_set1_ps(MIN_SLERP_ANGLE));
-            let sa = sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - h), theta));
-            let sb = sin8(_mm256_mul_ps(_mm256_set1_ps(h), theta));
+            let sa = sin8(_mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(1.0), h), theta));
+            let sb = sin8(_mm256_mul_ps(h, theta));
             let inv = _mm256_div_ps(_mm256_set1_ps(1.0), sin8(theta));
             let wa = _mm256_mul_ps(sa, inv);
             let wb = _mm256_xor_ps(_mm256_mul_ps(sb, inv), sign);
-            let q: [__m256; 4] =
-                std::array::from_fn(|c| _mm256_fmadd_ps(p[c], wa, _mm256_mul_ps(r[c], wb)));
-            store_quats(q, joints, out);
+            std::array::from_fn(|c| _mm256_fmadd_ps(p[c], wa, _mm256_mul_ps(r[c], wb)))
         }
     }
 
