@@ -394,14 +394,35 @@ pub(crate) mod x86 {
     /// `[x x4 | y x4]` and `[z x4 | z x4]` from `q = (x, y, z, _)`: the
     /// right operands for an affine matrix held as `[c0 | c1]`, `[c2 | t]`
     /// (blend a 1 into the upper half of the second for the translation).
+    /// `idx` is [`PermuteIdx`]'s: in-lane permutes of `[q | q]`.
     #[inline(always)]
-    unsafe fn splat_xy_zz(q: __m128) -> (__m256, __m256) {
+    unsafe fn splat_xy_zz(q: __m128, idx: &PermuteIdx) -> (__m256, __m256) {
         unsafe {
             let q = _mm256_set_m128(q, q);
             (
-                _mm256_permutevar_ps(q, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)),
-                _mm256_permutevar_ps(q, _mm256_set1_epi32(2)),
+                _mm256_permutevar_ps(q, idx.0[0]),
+                _mm256_permutevar_ps(q, idx.1),
             )
+        }
+    }
+
+    /// In-lane permute indices `[x x4 | y x4]` for (x, y) = (0, 1), (3, 0),
+    /// (2, 3), (1, 2), and `[2 x8]`, made opaque to the compiler: seeing
+    /// constant indices, LLVM rewrites each `[v | v]` permute into a 128-bit
+    /// permute and a lane-crossing `vpermpd` (slower, and the loads no
+    /// longer fold). Built once per call.
+    struct PermuteIdx([__m256i; 4], __m256i);
+
+    impl PermuteIdx {
+        #[inline(always)]
+        unsafe fn new() -> Self {
+            unsafe {
+                let p = |x: i32, y: i32| _mm256_setr_epi32(x, x, x, x, y, y, y, y);
+                std::hint::black_box(Self(
+                    [p(0, 1), p(3, 0), p(2, 3), p(1, 2)],
+                    _mm256_set1_epi32(2),
+                ))
+            }
         }
     }
 
@@ -518,6 +539,7 @@ pub(crate) mod x86 {
             }
             let sp = skin.as_ptr();
             let one = _mm256_set1_ps(1.0);
+            let idx = PermuteIdx::new();
             let pp = positions.as_ptr() as *const f32;
             let op = out_positions.as_mut_ptr() as *mut f32;
             // Vertex v against `[x | y]` and `[z | 1]` splats of its
@@ -528,7 +550,7 @@ pub(crate) mod x86 {
             };
             // Vertex v against its position `q`.
             let vertex = |v: usize, q: __m128| {
-                let (p01, p2) = splat_xy_zz(q);
+                let (p01, p2) = splat_xy_zz(q, &idx);
                 product(v, p01, _mm256_blend_ps(p2, one, 0xF0))
             };
             // Needs v + 1 < n (the load reads the next vertex's x).
@@ -543,22 +565,14 @@ pub(crate) mod x86 {
             let four = |v: usize| {
                 let f = pp.add(3 * v);
                 let (c0, c1, c2) = (_mm_load_ps(f), _mm_load_ps(f.add(4)), _mm_load_ps(f.add(8)));
-                let xy = |hi: __m128, lo: __m128, x: i32, y: i32| {
-                    _mm256_permutevar_ps(
-                        _mm256_set_m128(hi, lo),
-                        _mm256_setr_epi32(x, x, x, x, y, y, y, y),
-                    )
+                let xy = |hi: __m128, lo: __m128, i: usize| {
+                    _mm256_permutevar_ps(_mm256_set_m128(hi, lo), idx.0[i])
                 };
                 let zw =
                     |i: usize| _mm256_blend_ps(_mm256_broadcast_ss(&*f.add(3 * i + 2)), one, 0xF0);
-                for (i, p01) in [
-                    xy(c0, c0, 0, 1),
-                    xy(c1, c0, 3, 0),
-                    xy(c1, c1, 2, 3),
-                    xy(c2, c2, 1, 2),
-                ]
-                .into_iter()
-                .enumerate()
+                for (i, p01) in [xy(c0, c0, 0), xy(c1, c0, 1), xy(c1, c1, 2), xy(c2, c2, 3)]
+                    .into_iter()
+                    .enumerate()
                 {
                     _mm_storeu_ps(op.add(3 * (v + i)), product(v + i, p01, zw(i)));
                 }
@@ -834,8 +848,11 @@ pub(crate) mod x86 {
             let mp = model.as_ptr() as *const f32;
             let ip = inverse_rows.as_ptr() as *const f32;
             let op = out.as_mut_ptr() as *mut f32;
-            // [v.x x4 | v.y x4] from [v | v].
-            let xy = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+            // [v.x x4 | v.y x4] from [v | v]: one in-lane permute. The
+            // index goes through `black_box` so that LLVM cannot see it is
+            // constant: seeing it, it rewrites each permute into a 128-bit
+            // permute and a lane-crossing `vpermpd`, about a fifth slower.
+            let xy = std::hint::black_box(_mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
             let zero = _mm256_setzero_ps();
             for k in 0..joints.len() {
                 let m = mp.add(*joints.get_unchecked(k) as usize * 16);
