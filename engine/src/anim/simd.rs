@@ -883,6 +883,27 @@ pub(crate) mod x86 {
         }
     }
 
+    /// Four floats at each of `p(0..8)` (a quaternion or any 16-byte
+    /// group) as x, y, z, w rows over the eight: two 16-byte loads per
+    /// register (`v` and `v + 4`), then a 4x4 transpose in each lane.
+    #[inline(always)]
+    unsafe fn soa4_from(p: impl Fn(usize) -> *const f32) -> [__m256; 4] {
+        unsafe {
+            let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
+            let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
+            let lo01 = _mm256_unpacklo_ps(r0, r1);
+            let lo23 = _mm256_unpacklo_ps(r2, r3);
+            let hi01 = _mm256_unpackhi_ps(r0, r1);
+            let hi23 = _mm256_unpackhi_ps(r2, r3);
+            [
+                _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
+                _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
+                _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
+                _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
+            ]
+        }
+    }
+
     /// Local matrices of up to eight joints in structure-of-arrays form:
     /// `m[k][v]` is element k (column-major 3x3: c0.xyz, c1.xyz, c2.xyz) of
     /// joint v's `R(q) * diag(s)`.
@@ -892,18 +913,9 @@ pub(crate) mod x86 {
     #[inline(always)]
     unsafe fn locals8(locals: &[Transform], base: usize, out: &mut Locals) {
         unsafe {
-            let q =
-                |v: usize| &locals.get_unchecked(base + v).rotation as *const Quat as *const f32;
-            let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
-            let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
-            let lo01 = _mm256_unpacklo_ps(r0, r1);
-            let lo23 = _mm256_unpacklo_ps(r2, r3);
-            let hi01 = _mm256_unpackhi_ps(r0, r1);
-            let hi23 = _mm256_unpackhi_ps(r2, r3);
-            let x = _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00);
-            let y = _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10);
-            let z = _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00);
-            let w = _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10);
+            let [x, y, z, w] = soa4_from(|v: usize| {
+                &locals.get_unchecked(base + v).rotation as *const Quat as *const f32
+            });
             // Masked loads read a Vec3 without touching the padding after it.
             let mask = _mm_set_epi32(0, -1, -1, -1);
             let sc = |v: usize| _mm_maskload_ps(&locals.get_unchecked(base + v).scale.x, mask);
@@ -1194,19 +1206,8 @@ pub(crate) mod x86 {
             // The rotations of a block's eight transforms (the block's first
             // float at `t`), as x, y, z, w over the eight.
             let quats = |t: *const f32| {
-                let q = |v: usize| t.add(12 * v);
-                let l = |v: usize| _mm256_loadu2_m128(q(v + 4), q(v));
-                let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
-                let lo01 = _mm256_unpacklo_ps(r0, r1);
-                let lo23 = _mm256_unpacklo_ps(r2, r3);
-                let hi01 = _mm256_unpackhi_ps(r0, r1);
-                let hi23 = _mm256_unpackhi_ps(r2, r3);
-                (
-                    _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
-                    _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
-                    _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
-                    _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
-                )
+                let [x, y, z, w] = soa4_from(|v: usize| t.add(12 * v));
+                (x, y, z, w)
             };
             let (pa, pb) = (a.as_ptr() as *const f32, b.as_ptr() as *const f32);
             let po = out.as_mut_ptr() as *mut f32;
@@ -1402,18 +1403,7 @@ pub(crate) mod x86 {
                     };
                     q as *const f32
                 };
-                let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
-                let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
-                let lo01 = _mm256_unpacklo_ps(r0, r1);
-                let lo23 = _mm256_unpacklo_ps(r2, r3);
-                let hi01 = _mm256_unpackhi_ps(r0, r1);
-                let hi23 = _mm256_unpackhi_ps(r2, r3);
-                [
-                    _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
-                    _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
-                    _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
-                    _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
-                ]
+                soa4_from(p)
             };
             let rows: [[__m256; 4]; 5] = std::array::from_fn(field);
             let q = squad_lanes(|r| rows[r / 4][r % 4], _mm256_loadu_ps(u.as_ptr()));
