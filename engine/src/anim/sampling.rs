@@ -414,21 +414,20 @@ unsafe fn sample_solo_squad_avx2(
     let mut base = s.linear;
     while base < n {
         let lanes = (n - base).min(8);
-        let lane = |l: usize| {
+        let mut us = [0.0f32; 8];
+        let spans: [&SquadSpan; 8] = std::array::from_fn(|l| {
             let k = base + l.min(lanes - 1);
             let tl = s.timelines[k] as usize;
             let (i, u) = (iv[tl] as usize, fr[tl]);
+            us[l] = u;
             let [a, b] = s.offsets[k];
             let last = clip.timelines.key_count(tl) - 2;
-            let span = if !looping && (i == 0 || i == last) {
+            if !looping && (i == 0 || i == last) {
                 &s.clamped[b as usize + usize::from(i != 0)]
             } else {
                 &s.spans[a as usize + i]
-            };
-            (span, u)
-        };
-        let spans: [&SquadSpan; 8] = std::array::from_fn(|l| lane(l).0);
-        let us: [f32; 8] = std::array::from_fn(|l| lane(l).1);
+            }
+        });
         // SAFETY: AVX2 and FMA enabled; every joint is inside `out`.
         unsafe { super::simd::x86::squad_solo8(&spans, &us, &s.joints[base..base + lanes], out) };
         base += 8;
@@ -439,12 +438,9 @@ unsafe fn sample_solo_squad_avx2(
 /// with AVX2. A vec3 track lerps its two keys in one register (each key
 /// one 16-byte load; the keys end with a padding key) and stores the
 /// three floats: the scalar loop's arithmetic, bit for bit. Rotations go
-/// eight tracks at a time: each lane's interval angle, reciprocal sine
-/// and fraction side by side, the two slerp weights from one eight-lane
-/// sine polynomial each (as the batches' `slerp8`), then each track's two
-/// adjacent keys in one 32-byte load times `[wa x4 | wb x4]`, the halves
-/// added. A last group of fewer than eight repeats its last track in the
-/// spare lanes and stores only its own.
+/// eight tracks at a time to `slerp_solo8`: each lane's keys, interval
+/// angle, reciprocal sine and fraction. A last group of fewer than eight
+/// repeats its last track in the spare lanes and stores only its own.
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA; `clip` was built by `Clip::build`; `iv`,
@@ -494,53 +490,25 @@ unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Trans
     let mut base = 0;
     while base < n {
         let lanes = (n - base).min(8);
-        let (mut theta, mut inv, mut uu) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8]);
-        let mut at = [0usize; 8];
+        let (mut theta, mut inv, mut uu, mut at) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8], [0; 8]);
         for l in 0..8 {
             let k = base + l.min(lanes - 1);
-            // SAFETY: k < n <= the track count; the interval's angle entry
+            // SAFETY: k < n <= the track count; `tl` is a timeline of the
+            // clip (so inside `iv`, `fr`); the interval's angle entry
             // belongs to the track (built so).
             unsafe {
                 let tl = *q.timelines.get_unchecked(k) as usize;
                 let (i, u) = (*iv.get_unchecked(tl) as usize, *fr.get_unchecked(tl));
                 let [a, b] = *q.offsets.get_unchecked(k);
-                let [t, v] = *q.angles.get_unchecked(b as usize + i);
-                theta[l] = t;
-                inv[l] = v;
+                [theta[l], inv[l]] = *q.angles.get_unchecked(b as usize + i);
                 uu[l] = u;
                 at[l] = a as usize + i;
             }
         }
-        let (mut wa, mut wb) = ([0.0f32; 8], [0.0f32; 8]);
-        // SAFETY: AVX2 and FMA enabled; eight-float arrays.
-        unsafe {
-            use super::simd::x86::sin8;
-            let (theta, inv) = (
-                _mm256_loadu_ps(theta.as_ptr()),
-                _mm256_loadu_ps(inv.as_ptr()),
-            );
-            let u = _mm256_loadu_ps(uu.as_ptr());
-            let a = _mm256_mul_ps(
-                sin8(_mm256_mul_ps(_mm256_sub_ps(_mm256_set1_ps(1.0), u), theta)),
-                inv,
-            );
-            let b = _mm256_mul_ps(sin8(_mm256_mul_ps(u, theta)), inv);
-            _mm256_storeu_ps(wa.as_mut_ptr(), a);
-            _mm256_storeu_ps(wb.as_mut_ptr(), b);
-        }
-        for l in 0..lanes {
-            // SAFETY: keys at[l] and at[l] + 1 are the track's interval's
-            // (adjacent Quats); the joint is inside `out`.
-            unsafe {
-                let pair = _mm256_loadu_ps(q.keys.as_ptr().add(at[l]) as *const f32);
-                let w = _mm256_set_m128(_mm_set1_ps(wb[l]), _mm_set1_ps(wa[l]));
-                let r = _mm256_mul_ps(pair, w);
-                let r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
-                let j = *q.joints.get_unchecked(base + l) as usize;
-                let dst = &mut out.get_unchecked_mut(j).rotation as *mut Quat as *mut f32;
-                _mm_storeu_ps(dst, r);
-            }
-        }
+        let joints = &q.joints[base..base + lanes];
+        // SAFETY: AVX2 and FMA enabled; each lane's keys are its track's
+        // interval's (built so); every joint is inside `out`.
+        unsafe { super::simd::x86::slerp_solo8(&q.keys, &at, &theta, &inv, &uu, joints, out) };
         base += 8;
     }
 }

@@ -1331,7 +1331,7 @@ pub(crate) mod x86 {
 
     /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
     #[inline(always)]
-    pub(crate) unsafe fn sin8(x: __m256) -> __m256 {
+    unsafe fn sin8(x: __m256) -> __m256 {
         unsafe {
             let x2 = _mm256_mul_ps(x, x);
             let c = |v: f32| _mm256_set1_ps(v);
@@ -1419,11 +1419,8 @@ pub(crate) mod x86 {
         unsafe {
             let l = row;
             let vv = _mm256_sub_ps(_mm256_set1_ps(1.0), uu);
-            let (t1, i1, t2, i2) = (l(16), l(17), l(18), l(19));
-            let s0 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t1)), i1);
-            let s1 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t1)), i1);
-            let s2 = _mm256_mul_ps(sin8(_mm256_mul_ps(vv, t2)), i2);
-            let s3 = _mm256_mul_ps(sin8(_mm256_mul_ps(uu, t2)), i2);
+            let (s0, s1) = slerp_weights8(l(16), l(17), uu);
+            let (s2, s3) = slerp_weights8(l(18), l(19), uu);
             let p: [__m256; 4] =
                 std::array::from_fn(|c| _mm256_fmadd_ps(l(c), s0, _mm256_mul_ps(l(4 + c), s1)));
             let r: [__m256; 4] = std::array::from_fn(|c| {
@@ -1497,12 +1494,64 @@ pub(crate) mod x86 {
     ) {
         unsafe {
             let l = |r: &[[f32; 8]], i: usize| _mm256_loadu_ps(r.get_unchecked(i).as_ptr());
-            let (theta, inv) = (l(angles, 0), l(angles, 1));
-            let wa = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(1.0 - u), theta)), inv);
-            let wb = _mm256_mul_ps(sin8(_mm256_mul_ps(_mm256_set1_ps(u), theta)), inv);
+            let (wa, wb) = slerp_weights8(l(angles, 0), l(angles, 1), _mm256_set1_ps(u));
             let q =
                 std::array::from_fn(|c| _mm256_fmadd_ps(l(k0, c), wa, _mm256_mul_ps(l(k1, c), wb)));
             store_quats(q, joints, out);
+        }
+    }
+
+    /// A fixed-angle slerp's two weights per lane, `sin((1-u) theta) /
+    /// sin theta` and `sin(u theta) / sin theta`, from the angle, its
+    /// reciprocal sine and the fraction.
+    #[inline(always)]
+    unsafe fn slerp_weights8(theta: __m256, inv: __m256, uu: __m256) -> (__m256, __m256) {
+        unsafe {
+            let vv = _mm256_sub_ps(_mm256_set1_ps(1.0), uu);
+            (
+                _mm256_mul_ps(sin8(_mm256_mul_ps(vv, theta)), inv),
+                _mm256_mul_ps(sin8(_mm256_mul_ps(uu, theta)), inv),
+            )
+        }
+    }
+
+    /// Fixed-angle slerps of up to eight solo tracks, each its own
+    /// interval: lane `l`'s two keys are `keys[at[l]]` and `keys[at[l] +
+    /// 1]` (adjacent, one 32-byte load), its angle, reciprocal sine and
+    /// fraction `theta[l]`, `inv[l]`, `u[l]`. The weights come eight lanes
+    /// at a time; each key pair is then weighted `[wa x4 | wb x4]` and its
+    /// halves added (`sampling::fixed_slerp`'s products and sum). Writes
+    /// the rotations of `joints` (at most eight; spare lanes are computed,
+    /// not stored).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `at[l] + 1 < keys.len()` for every lane;
+    /// every joint is inside `out`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub unsafe fn slerp_solo8(
+        keys: &[Quat],
+        at: &[usize; 8],
+        theta: &[f32; 8],
+        inv: &[f32; 8],
+        u: &[f32; 8],
+        joints: &[u16],
+        out: &mut [Transform],
+    ) {
+        unsafe {
+            let l = |a: &[f32; 8]| _mm256_loadu_ps(a.as_ptr());
+            let (wa, wb) = slerp_weights8(l(theta), l(inv), l(u));
+            let (mut wa8, mut wb8) = ([0.0f32; 8], [0.0f32; 8]);
+            _mm256_storeu_ps(wa8.as_mut_ptr(), wa);
+            _mm256_storeu_ps(wb8.as_mut_ptr(), wb);
+            for (v, &j) in joints.iter().enumerate() {
+                let pair = _mm256_loadu_ps(keys.as_ptr().add(at[v]) as *const f32);
+                let w = _mm256_set_m128(_mm_set1_ps(wb8[v]), _mm_set1_ps(wa8[v]));
+                let r = _mm256_mul_ps(pair, w);
+                let r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
+                let o = &mut out.get_unchecked_mut(j as usize).rotation as *mut Quat as *mut f32;
+                _mm_storeu_ps(o, r);
+            }
         }
     }
 

@@ -31,7 +31,8 @@ pub(crate) struct KeysAt {
 }
 
 /// Eight timelines in lanes: `rows` rows of eight floats from `at`, and
-/// each member's own key count.
+/// each member's own key count (its `KeysAt::len` again, side by side so
+/// that the AVX2 kernel reads all eight in one load).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LaneGroup {
     pub at: u32,
