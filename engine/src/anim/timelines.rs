@@ -201,7 +201,9 @@ unsafe fn locate_all_avx2(
 /// the `+inf` padding never counts), then the interval's two keys gathered
 /// and the fraction divided out; lanes at or before their first key, or at
 /// or after their last, take `(0, 0)` and `(len - 2, 1)`. Every lane's
-/// result is the scalar one, bit for bit.
+/// result is the scalar one, bit for bit. `interval` comes in holding the
+/// previous sample's intervals: a hint for where the count may start,
+/// tested before it is used (whatever it holds, the result is the same).
 ///
 /// # Safety
 /// The CPU has AVX2; `group` was laid out in `times` by
@@ -232,11 +234,26 @@ pub(crate) unsafe fn locate_group_avx2(
                 tv,
             ))
         };
+        // Rows rise in every lane (+inf padding last). So every row before
+        // one at or before t in all eight lanes is too: the previous
+        // sample's smallest interval, if its row passes that test (checked,
+        // so any hint is safe), lets the count start there (playing on,
+        // that skips all but a few rows). And once a row lies after t in
+        // all eight lanes, so do the rest: the scan stops there.
+        let hint = interval.iter().copied().min().unwrap_or(0) as usize;
         let mut k = 0;
+        if hint > 0 && hint < rows && _mm256_movemask_ps(_mm256_castsi256_ps(le(hint))) == 0xFF {
+            k = hint;
+            c0 = _mm256_set1_epi32(hint as i32);
+        }
         while k + 2 <= rows {
+            let odd = le(k + 1);
             c0 = _mm256_sub_epi32(c0, le(k));
-            c1 = _mm256_sub_epi32(c1, le(k + 1));
+            c1 = _mm256_sub_epi32(c1, odd);
             k += 2;
+            if _mm256_testz_si256(odd, odd) != 0 {
+                k = rows;
+            }
         }
         if k < rows {
             c0 = _mm256_sub_epi32(c0, le(k));
@@ -506,6 +523,10 @@ mod tests {
         let mut ts: Vec<f32> = (-4..48).map(|k| k as f32 * 0.125).collect();
         ts.extend((0..200).map(|_| rng.gen_range(-1.0..6.0f32)));
         let n = tl.len();
+        // The AVX2 groups take the incoming intervals as a hint: carried
+        // from the previous t (as a sampler does), fixed, past every row,
+        // and random per lane.
+        let mut carried = vec![0u32; n];
         for &t in &ts {
             let want: Vec<(u32, f32)> = (0..n)
                 .map(|new| {
@@ -527,16 +548,29 @@ mod tests {
             }
             #[cfg(target_arch = "x86_64")]
             if crate::anim::simd::avx2_fma() {
-                let mut cursors = vec![3u32; n];
-                let (mut iv, mut fr) = (vec![9u32; n], vec![-1.0f32; n]);
-                // SAFETY: AVX2 checked.
-                unsafe { locate_all_avx2(&tl, t, &mut cursors, &mut iv, &mut fr) };
-                for k in 0..n {
-                    assert_eq!(
-                        (iv[k], fr[k].to_bits()),
-                        (want[k].0, want[k].1.to_bits()),
-                        "avx2 tl {k} t {t}"
-                    );
+                let random: Vec<u32> = (0..n).map(|_| rng.gen_range(0..70)).collect();
+                let hints = [
+                    carried.clone(),
+                    vec![9u32; n],
+                    vec![1000u32; n],
+                    vec![u32::MAX; n],
+                    random,
+                ];
+                for (h, hint) in hints.into_iter().enumerate() {
+                    let mut cursors = vec![3u32; n];
+                    let (mut iv, mut fr) = (hint, vec![-1.0f32; n]);
+                    // SAFETY: AVX2 checked.
+                    unsafe { locate_all_avx2(&tl, t, &mut cursors, &mut iv, &mut fr) };
+                    for k in 0..n {
+                        assert_eq!(
+                            (iv[k], fr[k].to_bits()),
+                            (want[k].0, want[k].1.to_bits()),
+                            "avx2 tl {k} t {t} hint {h}"
+                        );
+                    }
+                    if h == 0 {
+                        carried = iv;
+                    }
                 }
             }
         }
