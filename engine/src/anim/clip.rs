@@ -241,7 +241,6 @@ pub(crate) struct SoloQuat {
     /// Tracks `..linear` are linear, the rest SQUAD.
     pub linear: usize,
     pub joints: Vec<u16>,
-    pub squad: Vec<bool>,
     pub timelines: Vec<u32>,
     /// Linear: first key in `keys` and first interval in `angles`;
     /// Squad: first interval in `spans` and first of its two entries in
@@ -564,7 +563,6 @@ impl Clip {
             for (joint, t) in tracks {
                 let s = &mut solo_quat;
                 s.joints.push(joint);
-                s.squad.push(squad);
                 s.timelines.push(id(timeline) as u32);
                 if squad {
                     // The batch layout of a one-track group, moved over.
@@ -663,7 +661,6 @@ impl Clip {
         f(&mut s.keys);
         let q = &mut self.solo_quat;
         f(&mut q.joints);
-        f(&mut q.squad);
         f(&mut q.timelines);
         f(&mut q.offsets);
         f(&mut q.keys);

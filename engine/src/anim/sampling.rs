@@ -365,30 +365,33 @@ fn sample_solo_scalar(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &
         let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
         set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
     }
-    sample_solo_quats(clip, iv, fr, looping, out);
-}
-
-/// The solo rotation tracks, one at a time.
-fn sample_solo_quats(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
     let s = &clip.solo_quat;
     for k in 0..s.joints.len() {
         let tl = s.timelines[k] as usize;
         let (i, u) = (iv[tl] as usize, fr[tl]);
-        let [a, b] = s.offsets[k];
-        let q = if s.squad[k] {
-            let last = clip.timelines.key_count(tl) - 2;
-            let span = if !looping && (i == 0 || i == last) {
-                &s.clamped[b as usize + usize::from(i != 0)]
-            } else {
-                &s.spans[a as usize + i]
-            };
-            squad_span(span, u)
+        let q = if k >= s.linear {
+            squad_span(solo_squad_span(clip, k, i, looping), u)
         } else {
+            let [a, b] = s.offsets[k];
             let (a, b) = (a as usize + i, b as usize + i);
             let [theta, inv] = s.angles[b];
             Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
         };
         out[s.joints[k] as usize].rotation = q;
+    }
+}
+
+/// Solo SQUAD track `k`'s span for interval `i`: the clamped one at the
+/// clip's ends when not looping.
+#[inline(always)]
+fn solo_squad_span(clip: &Clip, k: usize, i: usize, looping: bool) -> &SquadSpan {
+    let s = &clip.solo_quat;
+    let [a, b] = s.offsets[k];
+    let last = clip.timelines.key_count(s.timelines[k] as usize) - 2;
+    if !looping && (i == 0 || i == last) {
+        &s.clamped[b as usize + usize::from(i != 0)]
+    } else {
+        &s.spans[a as usize + i]
     }
 }
 
@@ -418,15 +421,8 @@ unsafe fn sample_solo_squad_avx2(
         let spans: [&SquadSpan; 8] = std::array::from_fn(|l| {
             let k = base + l.min(lanes - 1);
             let tl = s.timelines[k] as usize;
-            let (i, u) = (iv[tl] as usize, fr[tl]);
-            us[l] = u;
-            let [a, b] = s.offsets[k];
-            let last = clip.timelines.key_count(tl) - 2;
-            if !looping && (i == 0 || i == last) {
-                &s.clamped[b as usize + usize::from(i != 0)]
-            } else {
-                &s.spans[a as usize + i]
-            }
+            us[l] = fr[tl];
+            solo_squad_span(clip, k, iv[tl] as usize, looping)
         });
         // SAFETY: AVX2 and FMA enabled; every joint is inside `out`.
         unsafe { super::simd::x86::squad_solo8(&spans, &us, &s.joints[base..base + lanes], out) };

@@ -183,15 +183,26 @@ pub(crate) mod x86 {
         r3: __m256,
     ) -> (__m256, __m256, __m256) {
         unsafe {
+            let [x, y, z, _] = soa4(r0, r1, r2, r3);
+            (x, y, z)
+        }
+    }
+
+    /// `[a_v | a_{v+4}]` for v = 0..4, each a vec4: returns x, y, z, w over
+    /// the eight (a 4x4 transpose in both halves at once).
+    #[inline(always)]
+    unsafe fn soa4(r0: __m256, r1: __m256, r2: __m256, r3: __m256) -> [__m256; 4] {
+        unsafe {
             let lo01 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
             let lo23 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
             let hi01 = _mm256_unpackhi_ps(r0, r1); // z0 z1 w0 w1
             let hi23 = _mm256_unpackhi_ps(r2, r3);
-            (
+            [
                 _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
                 _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
                 _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
-            )
+                _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
+            ]
         }
     }
 
@@ -892,17 +903,7 @@ pub(crate) mod x86 {
     unsafe fn soa4_from(p: impl Fn(usize) -> *const f32) -> [__m256; 4] {
         unsafe {
             let l = |v: usize| _mm256_loadu2_m128(p(v + 4), p(v));
-            let (r0, r1, r2, r3) = (l(0), l(1), l(2), l(3));
-            let lo01 = _mm256_unpacklo_ps(r0, r1);
-            let lo23 = _mm256_unpacklo_ps(r2, r3);
-            let hi01 = _mm256_unpackhi_ps(r0, r1);
-            let hi23 = _mm256_unpackhi_ps(r2, r3);
-            [
-                _mm256_shuffle_ps(lo01, lo23, 0b01_00_01_00),
-                _mm256_shuffle_ps(lo01, lo23, 0b11_10_11_10),
-                _mm256_shuffle_ps(hi01, hi23, 0b01_00_01_00),
-                _mm256_shuffle_ps(hi01, hi23, 0b11_10_11_10),
-            ]
+            soa4(l(0), l(1), l(2), l(3))
         }
     }
 

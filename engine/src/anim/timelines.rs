@@ -9,7 +9,9 @@
 //! rows past a shorter member's end hold `+inf`. With AVX2 the sampler
 //! counts a whole group's keys at or before `t` a row at a time (one
 //! compare and one subtract for eight timelines), whether it plays on or
-//! jumps. Longer timelines, and the last few short ones that do not fill a
+//! jumps: from the previous sample's smallest interval when that row is
+//! at or before `t` in every lane, up to the first rows past `t` in every
+//! lane. Longer timelines, and the last few short ones that do not fill a
 //! group, lie whole one after another and keep a per-timeline cursor.
 
 /// Timelines in a lane group.
@@ -198,7 +200,7 @@ unsafe fn locate_all_avx2(
 
 /// [`locate_one`] for the eight timelines of `group` at once: the number
 /// of keys at or before `t` per lane (a compare and a subtract per row;
-/// the `+inf` padding never counts), then the interval's two keys gathered
+/// the `+inf` padding never counts), then the interval's two keys read
 /// and the fraction divided out; lanes at or before their first key, or at
 /// or after their last, take `(0, 0)` and `(len - 2, 1)`. Every lane's
 /// result is the scalar one, bit for bit. `interval` comes in holding the
