@@ -267,8 +267,10 @@ pub(crate) mod x86 {
     /// paired with v + 4 by lane permutes, then unpacks) for the position,
     /// the cofactor normal and its normalisation, which then cost a few
     /// lanes each. The last vertices (fewer than eight) go one at a time.
-    /// Positions without normals take [`lbs_positions`] instead, and one
-    /// weightless influence with normals [`lbs1_normals`].
+    /// Two to four influences with normals take [`lbs_pipelined`] (the same
+    /// steps, blocks overlapped), positions without normals
+    /// [`lbs_positions`], and one weightless influence with normals
+    /// [`lbs1_normals`].
     ///
     /// With `K == 1` and no weights (validated: each weight 1) the
     /// matrices are used as they are, no weight read or multiplied.
@@ -411,6 +413,190 @@ pub(crate) mod x86 {
                     store3(out_normals, v, normalize3(t));
                 }
             }
+        }
+    }
+
+    /// One block of eight vertices' blended matrices, `[c0 | c1]` and
+    /// `[c2 | t]` each, as [`blend_affine`] leaves them.
+    #[repr(C, align(32))]
+    #[derive(Clone, Copy)]
+    struct BlendedBlock([[__m256; 2]; 8]);
+
+    /// One block's `cofactor(M) n` (x, y, z over the eight), before
+    /// normalisation.
+    #[repr(C, align(32))]
+    #[derive(Clone, Copy)]
+    struct CofactorBlock([__m256; 3]);
+
+    /// Columns `c` (or the translation) of the eight matrices of `m` in SoA
+    /// form: `hi` picks `[c0 | c1]` (0) or `[c2 | t]` (1), `lane` the half.
+    /// Vertex v is paired with v + 4 by a 128-bit lane permute, then the
+    /// four pairs are transposed in both halves at once.
+    #[inline(always)]
+    unsafe fn block_column(m: &BlendedBlock, hi: usize, lane: bool) -> [__m256; 3] {
+        unsafe {
+            let m = &m.0;
+            let r = |v: usize| {
+                let (x, y) = (m[v][hi], m[v + 4][hi]);
+                if lane {
+                    _mm256_permute2f128_ps(x, y, 0x31)
+                } else {
+                    _mm256_permute2f128_ps(x, y, 0x20)
+                }
+            };
+            let (x, y, z) = soa3_from(r(0), r(1), r(2), r(3));
+            [x, y, z]
+        }
+    }
+
+    /// `K` influences with weights, positions and normals, the vertices in
+    /// blocks of eight through a three-stage software pipeline: one trip
+    /// normalises block b's cofactor products into its normals, transposes
+    /// block b + 1's blended matrices (positions out, cofactor products
+    /// kept) and blends block b + 2's matrices, the blends spread between
+    /// the transposes' steps. Each stage reads only what an earlier trip
+    /// wrote (through two small ping-pong buffers on the stack), so the
+    /// load-bound blends of one block overlap with the latency-bound
+    /// transposes and normalisation of the others instead of queueing
+    /// behind them, as they do in [`lbs`]'s one-block-at-a-time loop.
+    ///
+    /// The first two blocks' blends and the last two blocks' transposes
+    /// and normalisations run outside the loop. The last vertices (fewer
+    /// than eight) go through [`lbs`].
+    ///
+    /// # Safety
+    /// As [`lbs`]; `weights` is not empty and `normals` is as long as
+    /// `positions`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn lbs_pipelined<const K: usize>(
+        skin: &[Affine3A],
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        let n = positions.len();
+        let blocks = n / 8;
+        let sp = skin.as_ptr();
+        if blocks > 0 {
+            let zero = _mm256_setzero_ps();
+            let mut blended = [BlendedBlock([[zero; 2]; 8]); 2];
+            let mut cofactors = [CofactorBlock([zero; 3]); 2];
+            let (bl, cf) = (blended.as_mut_ptr(), cofactors.as_mut_ptr());
+            let (pp, np) = (positions.as_ptr(), normals.as_ptr());
+            let (opp, onp) = (out_positions.as_mut_ptr(), out_normals.as_mut_ptr());
+            unsafe {
+                // Blends vertices 2j and 2j + 1 of block k.
+                let blend_pair = |k: usize, j: usize| {
+                    let to = bl.add(k & 1);
+                    for v in [2 * j, 2 * j + 1] {
+                        let (a, c) = blend_affine::<K, true>(sp, joints, weights, k * 8 + v);
+                        (*to).0[v] = [a, c];
+                    }
+                };
+                let normalise = |k: usize| normalise_block(&*cf.add(k & 1), onp.add(k * 8));
+                for k in 0..blocks.min(2) {
+                    (0..4).for_each(|j| blend_pair(k, j));
+                }
+                transpose_block(0, bl, cf, pp, np, opp, &mut |_| {});
+                // The steady state: block t's normals, block t + 1's
+                // transpose and block t + 2's blend in one trip.
+                for t in 0..blocks.saturating_sub(2) {
+                    normalise(t);
+                    transpose_block(t + 1, bl, cf, pp, np, opp, &mut |j| blend_pair(t + 2, j));
+                }
+                if blocks >= 2 {
+                    normalise(blocks - 2);
+                    transpose_block(blocks - 1, bl, cf, pp, np, opp, &mut |_| {});
+                }
+                normalise(blocks - 1);
+            }
+        }
+        let done = blocks * 8;
+        if done < n {
+            unsafe {
+                lbs::<K>(
+                    skin,
+                    &joints[done * K..],
+                    &weights[done * K..],
+                    &positions[done..],
+                    &normals[done..],
+                    &mut out_positions[done..],
+                    &mut out_normals[done..],
+                );
+            }
+        }
+    }
+
+    /// [`lbs_pipelined`]'s middle stage for block `k`: its matrices (from
+    /// `bl[k & 1]`) in SoA form, its positions skinned into `opp`,
+    /// `cofactor(M) n` of its normals into `cf[k & 1]`; `between(0..4)`
+    /// runs at four points between the steps (the next blends), where few
+    /// registers are live.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn transpose_block(
+        k: usize,
+        bl: *const BlendedBlock,
+        cf: *mut CofactorBlock,
+        pp: *const Vec3,
+        np: *const Vec3,
+        opp: *mut Vec3,
+        between: &mut impl FnMut(usize),
+    ) {
+        unsafe {
+            let m = &*bl.add(k & 1);
+            let (p, nn, op) = (pp.add(k * 8), np.add(k * 8), opp.add(k * 8));
+            let block = |v: *const Vec3| std::slice::from_raw_parts(v, 8);
+            between(0);
+            let [tx, ty, tz] = block_column(m, 1, true);
+            let (px, py, pz) = load_vec3x8(block(p), 0);
+            between(1);
+            let c0 = block_column(m, 0, false);
+            let o = [
+                _mm256_fmadd_ps(c0[0], px, tx),
+                _mm256_fmadd_ps(c0[1], px, ty),
+                _mm256_fmadd_ps(c0[2], px, tz),
+            ];
+            between(2);
+            let c2 = block_column(m, 1, false);
+            let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c2[i], pz, o[i]));
+            let (nx, ny, nz) = load_vec3x8(block(nn), 0);
+            // cofactor(M) n = c1 x (nx c2 - nz c0) + ny (c2 x c0), as
+            // [`cofactor_times8`], with c1 needed last.
+            let u: [__m256; 3] =
+                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
+            let q = cross8(c2, c0);
+            between(3);
+            let c1 = block_column(m, 0, true);
+            let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c1[i], py, o[i]));
+            store_vec3x8(std::slice::from_raw_parts_mut(op, 8), 0, o[0], o[1], o[2]);
+            let bu = cross8(c1, u);
+            (*cf.add(k & 1)).0 = std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]));
+        }
+    }
+
+    /// [`lbs_pipelined`]'s last stage: one block's cofactor products
+    /// normalised (one Newton step on the reciprocal square root, zero
+    /// staying zero, as [`lbs`]) into the eight normals at `on`.
+    #[inline(always)]
+    unsafe fn normalise_block(m: &CofactorBlock, on: *mut Vec3) {
+        unsafe {
+            let [mx, my, mz] = m.0;
+            let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
+            let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+            let y = _mm256_rsqrt_ps(d);
+            let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+            let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+            store_vec3x8(
+                std::slice::from_raw_parts_mut(on, 8),
+                0,
+                _mm256_mul_ps(mx, y),
+                _mm256_mul_ps(my, y),
+                _mm256_mul_ps(mz, y),
+            );
         }
     }
 

@@ -330,6 +330,19 @@ pub(crate) fn lbs_fast(
         }
         return;
     }
+    // Two to four influences with normals: the software-pipelined kernel
+    // (with more, its blends hold more registers than its transposes leave
+    // free, and the one-block-at-a-time loop is faster).
+    if weighted && !n.is_empty() && (2..=4).contains(&k) {
+        unsafe {
+            match k {
+                2 => x86::lbs_pipelined::<2>(skin, j, w, p, n, op, on),
+                3 => x86::lbs_pipelined::<3>(skin, j, w, p, n, op, on),
+                _ => x86::lbs_pipelined::<4>(skin, j, w, p, n, op, on),
+            }
+        }
+        return;
+    }
     unsafe {
         match k {
             1 => x86::lbs::<1>(skin, j, w, p, n, op, on),
