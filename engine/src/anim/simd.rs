@@ -1826,7 +1826,8 @@ pub(crate) mod x86 {
     /// w over the eight); normalise (identity for weights that cancel out,
     /// as the scalar path), translation, rotate the positions `p` and (when
     /// `out_normals` is not empty) the normals `n`, which [`dqs_inputs8`]
-    /// gives.
+    /// gives. `between(0..4)` runs at four points between the steps (a
+    /// pipelined caller's next blends).
     #[inline(always)]
     unsafe fn dqs_finish8(
         acc: [__m256; 8],
@@ -1835,6 +1836,7 @@ pub(crate) mod x86 {
         [nx, ny, nz]: [__m256; 3],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
+        between: &mut impl FnMut(usize),
     ) {
         let with_normals = !out_normals.is_empty();
         unsafe {
@@ -1859,6 +1861,7 @@ pub(crate) mod x86 {
             );
             let inv = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
             let inv = _mm256_andnot_ps(degenerate, inv);
+            between(0);
             let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
             let rw = _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
             let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
@@ -1872,6 +1875,7 @@ pub(crate) mod x86 {
                     _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
                 )
             });
+            between(1);
             let p = rotate8(r, rw, [px, py, pz]);
             store_vec3x8(
                 out_positions,
@@ -1880,8 +1884,10 @@ pub(crate) mod x86 {
                 _mm256_add_ps(p[1], t[1]),
                 _mm256_add_ps(p[2], t[2]),
             );
+            between(2);
             if with_normals {
                 let m = rotate8(r, rw, [nx, ny, nz]);
+                between(3);
                 let dd = _mm256_fmadd_ps(
                     m[0],
                     m[0],
@@ -1898,6 +1904,8 @@ pub(crate) mod x86 {
                     _mm256_mul_ps(m[1], y),
                     _mm256_mul_ps(m[2], y),
                 );
+            } else {
+                between(3);
             }
         }
     }
@@ -2053,32 +2061,57 @@ pub(crate) mod x86 {
         ];
         let n = positions.len();
         let blocks = n / 8;
+        // Vertex v's blended dual quaternion.
+        let blend = |v: usize| unsafe {
+            let js = joints.as_ptr().add(v * K);
+            let ws = weights.as_ptr().add(v * K);
+            let j0 = *js as usize;
+            let row = *flip.get_unchecked(j0);
+            let mut acc = _mm256_mul_ps(
+                _mm256_loadu_ps(sources[0].add(j0 * 8)),
+                _mm256_broadcast_ss(&*ws),
+            );
+            for k in 1..K {
+                let j = *js.add(k) as usize;
+                let src = *sources.get_unchecked(((row >> j) & 1) as usize);
+                acc = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(src.add(j * 8)),
+                    _mm256_broadcast_ss(&*ws.add(k)),
+                    acc,
+                );
+            }
+            acc
+        };
+        // Software-pipelined as `lbs_pipelined`: while block b is
+        // finished, block b + 1's sums are blended into the other buffer,
+        // two vertices at each of the finish's four pauses.
+        let mut sums = [[_mm256_setzero_ps(); 8]; 2];
+        if blocks > 0 {
+            sums[0] = std::array::from_fn(|v| blend(v));
+        }
         for b in 0..blocks {
             let base = b * 8;
+            let (this, next) = if b & 1 == 0 {
+                let (x, y) = sums.split_at_mut(1);
+                (&x[0], &mut y[0])
+            } else {
+                let (x, y) = sums.split_at_mut(1);
+                (&y[0], &mut x[0])
+            };
             unsafe {
-                let sums: [__m256; 8] = std::array::from_fn(|v| {
-                    let js = joints.as_ptr().add((base + v) * K);
-                    let ws = weights.as_ptr().add((base + v) * K);
-                    let j0 = *js as usize;
-                    let row = *flip.get_unchecked(j0);
-                    let mut acc = _mm256_mul_ps(
-                        _mm256_loadu_ps(sources[0].add(j0 * 8)),
-                        _mm256_broadcast_ss(&*ws),
-                    );
-                    for k in 1..K {
-                        let j = *js.add(k) as usize;
-                        let src = *sources.get_unchecked(((row >> j) & 1) as usize);
-                        acc = _mm256_fmadd_ps(
-                            _mm256_loadu_ps(src.add(j * 8)),
-                            _mm256_broadcast_ss(&*ws.add(k)),
-                            acc,
-                        );
-                    }
-                    acc
-                });
                 let (p, n) =
                     dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
-                dqs_finish8(transpose8(sums), base, p, n, out_positions, out_normals);
+                let acc = transpose8(*this);
+                if b + 1 < blocks {
+                    let mut between = |j: usize| {
+                        for v in [2 * j, 2 * j + 1] {
+                            next[v] = blend(base + 8 + v);
+                        }
+                    };
+                    dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut between);
+                } else {
+                    dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut |_| {});
+                }
             }
         }
         blocks * 8
@@ -2150,7 +2183,7 @@ pub(crate) mod x86 {
                 }
                 let (p, n) =
                     dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
-                dqs_finish8(acc, base, p, n, out_positions, out_normals);
+                dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut |_| {});
             }
         }
         blocks * 8
