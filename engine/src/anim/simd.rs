@@ -333,24 +333,16 @@ pub(crate) mod x86 {
                 } else {
                     // Blended [c0 | c1], [c2 | t] of the eight vertices, then
                     // vertex v and v + 4 paired per column (in registers).
-                    let m: [(__m256, __m256); 8] = std::array::from_fn(|i| blend(base + i));
-                    let col = |hi: bool, lane: i32| {
-                        let r = |v: usize| {
-                            let (x, y) = if hi {
-                                (m[v].1, m[v + 4].1)
-                            } else {
-                                (m[v].0, m[v + 4].0)
-                            };
-                            if lane == 0 {
-                                _mm256_permute2f128_ps(x, y, 0x20)
-                            } else {
-                                _mm256_permute2f128_ps(x, y, 0x31)
-                            }
-                        };
-                        let (x, y, z) = soa3_from(r(0), r(1), r(2), r(3));
-                        [x, y, z]
-                    };
-                    (col(false, 0), col(false, 1), col(true, 0), col(true, 1))
+                    let m = BlendedBlock(std::array::from_fn(|i| {
+                        let (a, c) = blend(base + i);
+                        [a, c]
+                    }));
+                    (
+                        block_column(&m, 0, false),
+                        block_column(&m, 0, true),
+                        block_column(&m, 1, false),
+                        block_column(&m, 1, true),
+                    )
                 };
                 let (px, py, pz) = load_vec3x8(positions, base);
                 let ox = _mm256_fmadd_ps(
