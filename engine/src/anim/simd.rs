@@ -2079,7 +2079,7 @@ pub(crate) mod x86 {
         // two vertices at each of the finish's four pauses.
         let mut sums = [[_mm256_setzero_ps(); 8]; 2];
         if blocks > 0 {
-            sums[0] = std::array::from_fn(|v| blend(v));
+            sums[0] = std::array::from_fn(&blend);
         }
         for b in 0..blocks {
             let base = b * 8;
