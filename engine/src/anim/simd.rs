@@ -367,19 +367,7 @@ pub(crate) mod x86 {
                         [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z]],
                         [nx, ny, nz],
                     );
-                    let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
-                    let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-                    let y = _mm256_rsqrt_ps(d);
-                    let h =
-                        _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
-                    let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
-                    store_vec3x8(
-                        out_normals,
-                        base,
-                        _mm256_mul_ps(mx, y),
-                        _mm256_mul_ps(my, y),
-                        _mm256_mul_ps(mz, y),
-                    );
+                    store_normalised8(out_normals, base, [mx, my, mz]);
                 }
             }
         }
@@ -489,7 +477,10 @@ pub(crate) mod x86 {
                         (*to).0[v] = [a, c];
                     }
                 };
-                let normalise = |k: usize| normalise_block(&*cf.add(k & 1), onp.add(k * 8));
+                let normalise = |k: usize| {
+                    let on = std::slice::from_raw_parts_mut(onp.add(k * 8), 8);
+                    store_normalised8(on, 0, (*cf.add(k & 1)).0);
+                };
                 for k in 0..blocks.min(2) {
                     (0..4).for_each(|j| blend_pair(k, j));
                 }
@@ -557,38 +548,33 @@ pub(crate) mod x86 {
             let c2 = block_column(m, 1, false);
             let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c2[i], pz, o[i]));
             let (nx, ny, nz) = load_vec3x8(block(nn), 0);
-            // cofactor(M) n = c1 x (nx c2 - nz c0) + ny (c2 x c0), as
-            // [`cofactor_times8`], with c1 needed last.
-            let u: [__m256; 3] =
-                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
-            let q = cross8(c2, c0);
+            // The cofactor product's terms without c1, which is needed last.
+            let (u, q) = cofactor_without_c1(c0, c2, [nx, nz]);
             between(3);
             let c1 = block_column(m, 0, true);
             let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c1[i], py, o[i]));
             store_vec3x8(std::slice::from_raw_parts_mut(op, 8), 0, o[0], o[1], o[2]);
-            let bu = cross8(c1, u);
-            (*cf.add(k & 1)).0 = std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]));
+            (*cf.add(k & 1)).0 = cofactor_with_c1(c1, u, q, ny);
         }
     }
 
-    /// [`lbs_pipelined`]'s last stage: one block's cofactor products
-    /// normalised (one Newton step on the reciprocal square root, zero
-    /// staying zero, as [`lbs`]) into the eight normals at `on`.
+    /// `v / |v|` of eight vectors (SoA) written to `out[base..base + 8]`:
+    /// one Newton step on the reciprocal square root (~1e-7 relative), zero
+    /// staying zero. The normals' last step in the LBS and DQS kernels.
     #[inline(always)]
-    unsafe fn normalise_block(m: &CofactorBlock, on: *mut Vec3) {
+    unsafe fn store_normalised8(out: &mut [Vec3], base: usize, [x, y, z]: [__m256; 3]) {
         unsafe {
-            let [mx, my, mz] = m.0;
-            let d = _mm256_fmadd_ps(mx, mx, _mm256_fmadd_ps(my, my, _mm256_mul_ps(mz, mz)));
+            let d = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z)));
             let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-            let y = _mm256_rsqrt_ps(d);
-            let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
-            let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+            let r = _mm256_rsqrt_ps(d);
+            let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(r, r));
+            let r = _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
             store_vec3x8(
-                std::slice::from_raw_parts_mut(on, 8),
-                0,
-                _mm256_mul_ps(mx, y),
-                _mm256_mul_ps(my, y),
-                _mm256_mul_ps(mz, y),
+                out,
+                base,
+                _mm256_mul_ps(x, r),
+                _mm256_mul_ps(y, r),
+                _mm256_mul_ps(z, r),
             );
         }
     }
@@ -1779,9 +1765,36 @@ pub(crate) mod x86 {
         [nx, ny, nz]: [__m256; 3],
     ) -> [__m256; 3] {
         unsafe {
-            let u: [__m256; 3] =
-                std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
-            let (bu, q) = (cross8(c1, u), cross8(c2, c0));
+            let (u, q) = cofactor_without_c1(c0, c2, [nx, nz]);
+            cofactor_with_c1(c1, u, q, ny)
+        }
+    }
+
+    /// [`cofactor_times8`]'s terms that do not need `c1`: `u = nx c2 - nz
+    /// c0` and `q = c2 x c0` (so that a caller can form `c1` last).
+    #[inline(always)]
+    unsafe fn cofactor_without_c1(
+        c0: [__m256; 3],
+        c2: [__m256; 3],
+        [nx, nz]: [__m256; 2],
+    ) -> ([__m256; 3], [__m256; 3]) {
+        unsafe {
+            let u = std::array::from_fn(|i| _mm256_fmsub_ps(nx, c2[i], _mm256_mul_ps(nz, c0[i])));
+            (u, cross8(c2, c0))
+        }
+    }
+
+    /// [`cofactor_times8`]'s result from [`cofactor_without_c1`]'s terms:
+    /// `c1 x u + ny q`.
+    #[inline(always)]
+    unsafe fn cofactor_with_c1(
+        c1: [__m256; 3],
+        u: [__m256; 3],
+        q: [__m256; 3],
+        ny: __m256,
+    ) -> [__m256; 3] {
+        unsafe {
+            let bu = cross8(c1, u);
             std::array::from_fn(|i| _mm256_fmadd_ps(ny, q[i], bu[i]))
         }
     }
@@ -1881,22 +1894,7 @@ pub(crate) mod x86 {
             if with_normals {
                 let m = rotate8(r, rw, [nx, ny, nz]);
                 between(3);
-                let dd = _mm256_fmadd_ps(
-                    m[0],
-                    m[0],
-                    _mm256_fmadd_ps(m[1], m[1], _mm256_mul_ps(m[2], m[2])),
-                );
-                let dd = _mm256_max_ps(dd, _mm256_set1_ps(1e-30));
-                let y = _mm256_rsqrt_ps(dd);
-                let h = _mm256_mul_ps(_mm256_mul_ps(dd, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
-                let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
-                store_vec3x8(
-                    out_normals,
-                    base,
-                    _mm256_mul_ps(m[0], y),
-                    _mm256_mul_ps(m[1], y),
-                    _mm256_mul_ps(m[2], y),
-                );
+                store_normalised8(out_normals, base, m);
             } else {
                 between(3);
             }
@@ -2075,22 +2073,18 @@ pub(crate) mod x86 {
             }
             acc
         };
-        // Software-pipelined as `lbs_pipelined`: while block b is
-        // finished, block b + 1's sums are blended into the other buffer,
-        // two vertices at each of the finish's four pauses.
+        // Software-pipelined in two stages (`lbs_pipelined` has three):
+        // while block b is finished, block b + 1's sums are blended into
+        // the other buffer, two vertices at each of the finish's four
+        // pauses.
         let mut sums = [[_mm256_setzero_ps(); 8]; 2];
         if blocks > 0 {
             sums[0] = std::array::from_fn(&blend);
         }
         for b in 0..blocks {
             let base = b * 8;
-            let (this, next) = if b & 1 == 0 {
-                let (x, y) = sums.split_at_mut(1);
-                (&x[0], &mut y[0])
-            } else {
-                let (x, y) = sums.split_at_mut(1);
-                (&y[0], &mut x[0])
-            };
+            let [even, odd] = &mut sums;
+            let (this, next) = if b & 1 == 0 { (even, odd) } else { (odd, even) };
             unsafe {
                 let (p, n) =
                     dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
