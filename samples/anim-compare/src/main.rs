@@ -6,12 +6,16 @@
 //!
 //! ```text
 //! anim-compare RUNS_DIR [--out docs/anim-vs-ozz.png] [--font FILE] [--title TEXT]
+//!              [--native-vs-highest]
 //! ```
 //!
 //! `RUNS_DIR` holds the harness's `ozz-N.txt`, `vkskin-N.txt`,
 //! `ozz-native-N.txt` and `vkskin-avx2-N.txt`. One panel per pairing found:
 //! ozz built with `-march=native` beside vkskin on its AVX2 tier, and ozz's
-//! default (SSE2) build beside vkskin on the highest tier the CPU has. Each
+//! default (SSE2) build beside vkskin on the highest tier the CPU has.
+//! `--native-vs-highest` adds a first panel, ozz built with `-march=native`
+//! beside vkskin on the highest tier (the `ozz-native-N.txt` and
+//! `vkskin-N.txt` rounds): the AVX-512 comparison on a CPU that has it. Each
 //! row shows its first shape column (tree of 64 joints; the vertex rows
 //! have only that one).
 
@@ -264,15 +268,19 @@ fn run() -> Result<PathBuf, String> {
     let mut font = PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
     let mut title =
         String::from("ozz-animation 0.16 beside vkskin, one run on one machine, best of rounds");
+    let mut native_vs_highest = false;
     while let Some(a) = args.next() {
         let mut value = |what: &str| args.next().ok_or_else(|| format!("{what} needs a value"));
         match a.as_str() {
             "--out" => out = value("--out")?.into(),
             "--font" => font = value("--font")?.into(),
             "--title" => title = value("--title")?,
+            "--native-vs-highest" => native_vs_highest = true,
             "-h" | "--help" => {
                 return Err(
-                    "usage: anim-compare RUNS_DIR [--out PNG] [--font TTF] [--title TEXT]".into(),
+                    "usage: anim-compare RUNS_DIR [--out PNG] [--font TTF] [--title TEXT] \
+                     [--native-vs-highest]"
+                        .into(),
                 )
             }
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
@@ -290,7 +298,12 @@ fn run() -> Result<PathBuf, String> {
     plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
         .map_err(|_| format!("font {}: not a TrueType/OpenType font", font.display()))?;
     let mut panels = Vec::new();
-    for (ozz, vk, t) in [
+    let highest = (
+        "ozz-native",
+        "vkskin",
+        "ozz built with -march=native (grey) beside vkskin's highest tier on this CPU (blue)",
+    );
+    for (ozz, vk, t) in native_vs_highest.then_some(highest).into_iter().chain([
         (
             "ozz-native",
             "vkskin-avx2",
@@ -301,7 +314,7 @@ fn run() -> Result<PathBuf, String> {
             "vkskin",
             "ozz's default build, SSE2 (grey) beside vkskin's highest tier on this CPU (blue)",
         ),
-    ] {
+    ]) {
         if let Some(p) = panel(&dir, ozz, vk, t)? {
             panels.push(p);
         }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The side-by-side ozz run (../shared/tools/ozz-bench) packed to run on
+# another x86-64 machine that has no Rust toolchain and cannot fetch
+# anything: in this workplace, the lent GPU machine (`device` tool), whose
+# host CPU may have AVX-512, which this project's own machines have not had.
+# There it measures all three pairings in one go, vkskin's highest tier
+# (AVX-512 where the CPU has it) against ozz built with -march=native among
+# them.
+#
+#   tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS]
+#       here: builds vkskin's anim bench and anim-compare (release), and
+#       copies them, the ozz-animation 0.16 sources (OZZ_SRC, default
+#       /tmp/ozz-src: see the harness README for getting them), the harness
+#       (HARNESS, default ../shared/tools/ozz-bench), ozz built here as a
+#       fallback, and a font into .ozzbench/ (git-ignored).
+#   tools/ozz-bench-device.sh run [ROUNDS]
+#       there (or here, to try it): builds ozz twice (SSE2 and
+#       -march=native) from the packed sources, then alternates ROUNDS
+#       (default 5) times: ozz, vkskin (highest tier), ozz -march=native,
+#       vkskin capped at AVX2. Writes to $OUT (default .ozzbench/out): cpu.txt
+#       (lscpu), loadavg.txt, compare.txt (the harness's tables for the three
+#       pairings), anim-vs-ozz.png and runs.tar.gz (every round's output).
+#
+# With the device tool: `run` with carry [".ozzbench"], command
+# `bash tools/ozz-bench-device.sh run 8` and timeout_s 600. On the 2-core
+# Zen 3 here the two ozz builds take about 10 s and each round about 40 s
+# (8 rounds: about 6 minutes). The packed -march=x86-64-v4 ozz, used only
+# where ozz cannot be built, needs a CPU with AVX-512.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pack=.ozzbench
+
+prepare() {
+  local src="${1:-/tmp/ozz-src}" harness="${2:-../shared/tools/ozz-bench}"
+  for f in bench.cc build.sh compare.py; do
+    [ -f "$harness/$f" ] || { echo "ozz-bench-device: $harness/$f missing" >&2; exit 1; }
+  done
+  [ -f "$src/CMakeLists.txt" ] || {
+    echo "ozz-bench-device: no ozz sources in $src (see $harness/README.md, step 1)" >&2
+    exit 1
+  }
+  rm -rf "$pack"
+  mkdir -p "$pack/harness"
+  cp "$harness/bench.cc" "$harness/build.sh" "$harness/compare.py" "$pack/harness/"
+  tar -C "$src" -czf "$pack/ozz-src.tar.gz" .
+  # vkskin's bench: the executable cargo names on its last line.
+  local exe
+  exe=$(cargo bench --locked -p vkskin --no-default-features --bench anim --no-run 2>&1 |
+    sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
+  cp "$exe" "$pack/vkskin-anim"
+  cargo build --release --locked -p anim-compare
+  cp target/release/anim-compare "$pack/"
+  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$pack/" 2>/dev/null || true
+  # ozz built here, in case the other machine has no C++ compiler or CMake:
+  # the default build, and -march=x86-64-v4 (AVX-512) for -march=native.
+  if command -v cmake >/dev/null && command -v g++ >/dev/null; then
+    local tmp
+    tmp=$(mktemp -d)
+    tar -C "$tmp" -xzf "$pack/ozz-src.tar.gz"
+    bash "$pack/harness/build.sh" "$tmp" "$tmp/b-sse2" >/dev/null
+    bash "$pack/harness/build.sh" "$tmp" "$tmp/b-v4" "-march=x86-64-v4" >/dev/null
+    cp "$tmp/b-sse2/ozz-bench" "$pack/ozz-bench-sse2"
+    cp "$tmp/b-v4/ozz-bench" "$pack/ozz-bench-x86-64-v4"
+    rm -rf "$tmp"
+  fi
+  du -sh "$pack"
+}
+
+run() {
+  local rounds="${1:-5}" out="${OUT:-$pack/out}" work=/tmp/ozzbench-work
+  mkdir -p "$out"
+  rm -rf "$work"
+  mkdir -p "$work/src" "$work/d-default" "$work/d-native" "$work/d-top"
+  lscpu >"$out/cpu.txt" 2>&1 || cat /proc/cpuinfo >"$out/cpu.txt"
+  echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus" | tee -a "$out/cpu.txt"
+  tar -C "$work/src" -xzf "$pack/ozz-src.tar.gz"
+  local ozz ozz_native
+  if command -v cmake >/dev/null && command -v g++ >/dev/null &&
+    bash "$pack/harness/build.sh" "$work/src" "$work/b-sse2" >"$out/build.txt" 2>&1 &&
+    bash "$pack/harness/build.sh" "$work/src" "$work/b-native" -march=native >>"$out/build.txt" 2>&1; then
+    ozz="$work/b-sse2/ozz-bench"
+    ozz_native="$work/b-native/ozz-bench"
+    echo "ozz: built here (g++ $(g++ -dumpfullversion))" | tee -a "$out/cpu.txt"
+  else
+    ozz="$pack/ozz-bench-sse2"
+    ozz_native="$pack/ozz-bench-x86-64-v4"
+    echo "ozz: no build here (see build.txt); the packed builds, -march=x86-64-v4 for native" |
+      tee -a "$out/cpu.txt"
+  fi
+  local vk="$pack/vkskin-anim"
+  stamp() { echo "$(date +%T) $1 $(cat /proc/loadavg)" >>"$out/loadavg.txt"; }
+  bench() { ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench 2>&1; }
+  for r in $(seq 1 "$rounds"); do
+    stamp "ozz-$r"
+    "$ozz" >"$work/d-default/ozz-$r.txt"
+    stamp "vkskin-$r"
+    bench >"$work/d-default/vkskin-$r.txt"
+    stamp "ozz-native-$r"
+    "$ozz_native" >"$work/d-native/ozz-native-$r.txt"
+    stamp "vkskin-avx2-$r"
+    VKSKIN_SIMD=avx2 bench >"$work/d-native/vkskin-avx2-$r.txt"
+    echo "round $r of $rounds done"
+  done
+  stamp end
+  # compare.py pairs ozz-N with vkskin-N and ozz-native-N with
+  # vkskin-avx2-N; the third pairing (ozz -march=native against vkskin's
+  # highest tier) is the first under other names, its title replaced.
+  for r in $(seq 1 "$rounds"); do
+    cp "$work/d-native/ozz-native-$r.txt" "$work/d-top/ozz-$r.txt"
+    cp "$work/d-default/vkskin-$r.txt" "$work/d-top/vkskin-$r.txt"
+  done
+  mkdir -p "$work/all"
+  cp "$work"/d-default/*.txt "$work"/d-native/*.txt "$work/all/"
+  {
+    python3 "$pack/harness/compare.py" "$work/d-top" |
+      sed 's/^### ozz default build vs vkskin (runtime-dispatched SIMD)/### ozz -march=native vs vkskin (runtime-dispatched SIMD: its highest tier)/'
+    echo
+    python3 "$pack/harness/compare.py" "$work/all"
+  } >"$out/compare.txt"
+  local font=()
+  [ -f "$pack/DejaVuSans.ttf" ] && font=(--font "$pack/DejaVuSans.ttf")
+  "$pack/anim-compare" "$work/all" --native-vs-highest "${font[@]}" \
+    --out "$out/anim-vs-ozz.png" || echo "anim-compare failed (tables in compare.txt)"
+  tar -C "$work" -czf "$out/runs.tar.gz" all
+  cat "$out/loadavg.txt"
+  grep -E '^###|tree 64' "$out/compare.txt"
+}
+
+case "${1:-}" in
+  prepare) shift; prepare "$@" ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS]" >&2; exit 2 ;;
+esac
