@@ -8,8 +8,8 @@
 # them.
 #
 #   tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS]
-#       here: builds vkskin's anim bench and anim-compare (release), and
-#       copies them, the ozz-animation 0.16 sources (OZZ_SRC, default
+#       here: builds vkskin's anim bench, its animation unit tests and
+#       anim-compare (release), and copies them, the ozz-animation 0.16 sources (OZZ_SRC, default
 #       /tmp/ozz-src: see the harness README for getting them), the harness
 #       (HARNESS, default ../shared/tools/ozz-bench), ozz built here as a
 #       fallback, and a font into .ozzbench/ (git-ignored).
@@ -17,9 +17,11 @@
 #       there (or here, to try it): builds ozz twice (SSE2 and
 #       -march=native) from the packed sources, then alternates ROUNDS
 #       (default 5) times: ozz, vkskin (highest tier), ozz -march=native,
-#       vkskin capped at AVX2. Writes to $OUT (default .ozzbench/out): cpu.txt
-#       (lscpu), loadavg.txt, compare.txt (the harness's tables for the three
-#       pairings), anim-vs-ozz.png and runs.tar.gz (every round's output).
+#       vkskin capped at AVX2; before that, vkskin's animation unit tests
+#       (every SIMD tier the CPU has against the scalar definitions). Writes
+#       to $OUT (default .ozzbench/out): cpu.txt (lscpu, the test verdict),
+#       tests.txt, loadavg.txt, compare.txt (the harness's tables for the
+#       three pairings), anim-vs-ozz.png and runs.tar.gz (every round).
 #
 # With the device tool: `run` with carry [".ozzbench"], command
 # `bash tools/ozz-bench-device.sh run 8` and timeout_s 600. On the 2-core
@@ -49,6 +51,13 @@ prepare() {
     sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
   [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
   cp "$exe" "$pack/vkskin-anim"
+  # The animation layer's unit tests (no GPU half): on the other machine
+  # they check every SIMD tier its CPU has (AVX-512 there) against the
+  # scalar definitions.
+  exe=$(cargo test --release --locked -p vkskin --lib --no-default-features --no-run 2>&1 |
+    sed -n 's/.*Executable unittests .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no unit-test executable" >&2; exit 1; }
+  cp "$exe" "$pack/vkskin-lib-tests"
   cargo build --release --locked -p anim-compare
   cp target/release/anim-compare "$pack/"
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$pack/" 2>/dev/null || true
@@ -74,6 +83,13 @@ run() {
   mkdir -p "$work/src" "$work/d-default" "$work/d-native" "$work/d-top"
   lscpu >"$out/cpu.txt" 2>&1 || cat /proc/cpuinfo >"$out/cpu.txt"
   echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus" | tee -a "$out/cpu.txt"
+  # Every tier this CPU has against the scalar definitions, first.
+  if "$pack/vkskin-lib-tests" >"$out/tests.txt" 2>&1; then
+    echo "unit tests: $(grep 'test result' "$out/tests.txt")" | tee -a "$out/cpu.txt"
+  else
+    echo "unit tests FAILED (tests.txt):" | tee -a "$out/cpu.txt"
+    grep -E 'FAILED|panicked|test result' "$out/tests.txt" | head -20 | tee -a "$out/cpu.txt"
+  fi
   tar -C "$work/src" -xzf "$pack/ozz-src.tar.gz"
   local ozz ozz_native
   if command -v cmake >/dev/null && command -v g++ >/dev/null &&
