@@ -13,20 +13,22 @@
 #       /tmp/ozz-src: see the harness README for getting them), the harness
 #       (HARNESS, default ../shared/tools/ozz-bench), ozz built here as a
 #       fallback, and a font into .ozzbench/ (git-ignored).
-#   tools/ozz-bench-device.sh run [ROUNDS]
-#       there (or here, to try it): builds ozz twice (SSE2 and
-#       -march=native) from the packed sources, then alternates ROUNDS
-#       (default 5) times: ozz, vkskin (highest tier), ozz -march=native,
-#       vkskin capped at AVX2; before that, vkskin's animation unit tests
-#       (every SIMD tier the CPU has against the scalar definitions). Writes
+#   tools/ozz-bench-device.sh run [ROUNDS] [SECONDS]
+#       there (or here, to try it): runs vkskin's animation unit tests
+#       (every SIMD tier the CPU has against the scalar definitions), builds
+#       ozz twice (SSE2 and -march=native) from the packed sources, then
+#       alternates ROUNDS (default 5) times: ozz, vkskin (highest tier),
+#       ozz -march=native, vkskin capped at AVX2. After the first round it
+#       starts no new one once SECONDS (default: no limit) have passed since
+#       the start, so that a lease's time limit still leaves tables. Writes
 #       to $OUT (default .ozzbench/out): cpu.txt (lscpu, the test verdict),
 #       tests.txt, loadavg.txt, compare.txt (the harness's tables for the
 #       three pairings), anim-vs-ozz.png and runs.tar.gz (every round).
 #
 # With the device tool: `run` with carry [".ozzbench"], command
-# `bash tools/ozz-bench-device.sh run 8` and timeout_s 600. On the 2-core
-# Zen 3 here the two ozz builds take about 10 s and each round about 40 s
-# (8 rounds: about 6 minutes). The packed -march=x86-64-v4 ozz, used only
+# `bash tools/ozz-bench-device.sh run 10 400` and timeout_s 560. On the
+# 2-core Zen 3 here the tests and the two ozz builds take about 60 s and
+# each round about 40 s. The packed -march=x86-64-v4 ozz, used only
 # where ozz cannot be built, needs a CPU with AVX-512.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,7 +79,8 @@ prepare() {
 }
 
 run() {
-  local rounds="${1:-5}" out="${OUT:-$pack/out}" work=/tmp/ozzbench-work
+  local rounds="${1:-5}" limit="${2:-0}" out="${OUT:-$pack/out}" work=/tmp/ozzbench-work
+  local start=$SECONDS
   mkdir -p "$out"
   rm -rf "$work"
   mkdir -p "$work/src" "$work/d-default" "$work/d-native" "$work/d-top"
@@ -107,7 +110,12 @@ run() {
   local vk="$pack/vkskin-anim"
   stamp() { echo "$(date +%T) $1 $(cat /proc/loadavg)" >>"$out/loadavg.txt"; }
   bench() { ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench 2>&1; }
+  local done_rounds=0
   for r in $(seq 1 "$rounds"); do
+    if [ "$done_rounds" -gt 0 ] && [ "$limit" -gt 0 ] && [ $((SECONDS - start)) -ge "$limit" ]; then
+      echo "time limit of $limit s reached: $done_rounds of $rounds rounds" | tee -a "$out/cpu.txt"
+      break
+    fi
     stamp "ozz-$r"
     "$ozz" >"$work/d-default/ozz-$r.txt"
     stamp "vkskin-$r"
@@ -116,13 +124,15 @@ run() {
     "$ozz_native" >"$work/d-native/ozz-native-$r.txt"
     stamp "vkskin-avx2-$r"
     VKSKIN_SIMD=avx2 bench >"$work/d-native/vkskin-avx2-$r.txt"
-    echo "round $r of $rounds done"
+    done_rounds=$r
+    echo "round $r of $rounds done ($((SECONDS - start)) s)"
   done
+  echo "rounds: $done_rounds" >>"$out/cpu.txt"
   stamp end
   # compare.py pairs ozz-N with vkskin-N and ozz-native-N with
   # vkskin-avx2-N; the third pairing (ozz -march=native against vkskin's
   # highest tier) is the first under other names, its title replaced.
-  for r in $(seq 1 "$rounds"); do
+  for r in $(seq 1 "$done_rounds"); do
     cp "$work/d-native/ozz-native-$r.txt" "$work/d-top/ozz-$r.txt"
     cp "$work/d-default/vkskin-$r.txt" "$work/d-top/vkskin-$r.txt"
   done
@@ -146,5 +156,5 @@ run() {
 case "${1:-}" in
   prepare) shift; prepare "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS]" >&2; exit 2 ;;
+  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS] [SECONDS]" >&2; exit 2 ;;
 esac
