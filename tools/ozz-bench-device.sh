@@ -24,6 +24,13 @@
 #       to $OUT (default .ozzbench/out): cpu.txt (lscpu, the test verdict),
 #       tests.txt, loadavg.txt, compare.txt (the harness's tables for the
 #       three pairings), anim-vs-ozz.png and runs.tar.gz (every round).
+#   tools/ozz-bench-device.sh rows ROUNDS FILTER [VERTICES...]
+#       there: a follow-up on chosen rows. Builds ozz -march=native only
+#       (once per machine, in /tmp), then for each vertex count (ANIM_BENCH_VERTICES, default 100000)
+#       alternates ROUNDS times ozz -march=native, vkskin (highest tier) and
+#       vkskin capped at AVX2 on the rows whose name contains FILTER
+#       (ANIM_BENCH_ONLY), and writes to $OUT rows.txt (the harness's tables
+#       per vertex count: -march=native against each tier) and the rounds.
 #
 # With the device tool: `run` with carry [".ozzbench"], command
 # `bash tools/ozz-bench-device.sh run 10 400` and timeout_s 560. On the
@@ -153,8 +160,52 @@ run() {
   grep -E '^###|tree 64' "$out/compare.txt"
 }
 
+rows() {
+  local rounds="$1" filter="$2" out="${OUT:-$pack/out}" work=/tmp/ozzbench-rows
+  shift 2
+  local counts=("$@")
+  [ ${#counts[@]} -gt 0 ] || counts=(100000)
+  mkdir -p "$out"
+  rm -rf "$work"
+  grep -m1 'model name' /proc/cpuinfo | tee "$out/rows-cpu.txt"
+  echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus" | tee -a "$out/rows-cpu.txt"
+  # ozz -march=native, built once per machine (later calls reuse it).
+  local ozzb=/tmp/ozzbench-native ozz=/tmp/ozzbench-native/b/ozz-bench
+  if [ ! -x "$ozz" ] && command -v cmake >/dev/null && command -v g++ >/dev/null; then
+    rm -rf "$ozzb"
+    mkdir -p "$ozzb/src"
+    tar -C "$ozzb/src" -xzf "$pack/ozz-src.tar.gz"
+    bash "$pack/harness/build.sh" "$ozzb/src" "$ozzb/b" -march=native >"$ozzb/build.txt" 2>&1 || true
+  fi
+  if [ ! -x "$ozz" ]; then
+    ozz="$pack/ozz-bench-x86-64-v4"
+    echo "ozz: the packed -march=x86-64-v4 build" | tee -a "$out/rows-cpu.txt"
+  fi
+  local vk="$pack/vkskin-anim"
+  for r in $(seq 1 "$rounds"); do
+    for v in "${counts[@]}"; do
+      local d="$work/v$v"
+      mkdir -p "$d"
+      export ANIM_BENCH_VERTICES="$v" ANIM_BENCH_ONLY="$filter"
+      "$ozz" >"$d/ozz-native-$r.txt"
+      ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench >"$d/vkskin-$r.txt" 2>&1
+      VKSKIN_SIMD=avx2 ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench >"$d/vkskin-avx2-$r.txt" 2>&1
+      cp "$d/ozz-native-$r.txt" "$d/ozz-$r.txt"
+    done
+    echo "round $r of $rounds done"
+  done
+  unset ANIM_BENCH_VERTICES ANIM_BENCH_ONLY
+  for v in "${counts[@]}"; do
+    echo "## $v vertices"
+    python3 "$pack/harness/compare.py" "$work/v$v" |
+      sed 's/^### ozz default build vs vkskin (runtime-dispatched SIMD)/### ozz -march=native vs vkskin (its highest tier)/'
+  done | tee "$out/rows.txt"
+  tar -C "$work" -czf "$out/rows-runs.tar.gz" $(cd "$work" && ls -d v*)
+}
+
 case "${1:-}" in
   prepare) shift; prepare "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS] [SECONDS]" >&2; exit 2 ;;
+  rows) shift; rows "$@" ;;
+  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS] [SECONDS] | rows ROUNDS FILTER [VERTICES...]" >&2; exit 2 ;;
 esac
