@@ -35,7 +35,9 @@
 # With the device tool: `run` with carry [".ozzbench"], command
 # `bash tools/ozz-bench-device.sh run 10 400` and timeout_s 560. On the
 # 2-core Zen 3 here the tests and the two ozz builds take about 60 s and
-# each round about 40 s. The packed -march=x86-64-v4 ozz, used only
+# each round about 40 s; on the lent machine's 16-core Emerald Rapids
+# about 55 s and 40 s (10 rounds: 7 minutes), and `rows` with 30 rounds of
+# the LBS rows, then of the blend, then of local-to-model, about a minute. The packed -march=x86-64-v4 ozz, used only
 # where ozz cannot be built, needs a CPU with AVX-512.
 set -euo pipefail
 cd "$(dirname "$0")/.."
