@@ -1345,12 +1345,15 @@ pub(crate) mod x86 {
     /// transform (rotation z, w, translation, scale: all initialised, the
     /// padding after them never read) in one 256-bit lane.
     ///
-    /// Software-pipelined: each trip of the loop starts the next block's
-    /// rotations (loads, hemisphere check, weighted sum, squared length)
-    /// before it finishes this block's (normalisation, translation and
-    /// scale, stores), so that two blocks' dependency chains overlap: 6 to
-    /// 8 per cent off a 64-joint job, in this machine's fast and slow
-    /// modes alike.
+    /// Software-pipelined: each trip of the loop starts the rotations
+    /// (loads, hemisphere check, weighted sum, squared length) of the block
+    /// two ahead before it finishes this block's (normalisation,
+    /// translation and scale, stores), so that three blocks' dependency
+    /// chains overlap; with fewer than three blocks, two. On a Zen 3, one
+    /// block ahead took 6 to 8 per cent off a 64-joint job against none,
+    /// and two ahead another 5 to 8 per cent (best of 20 alternated runs
+    /// of the anim bench, all four shapes); three ahead was no faster in a
+    /// standalone harness.
     ///
     /// `BACKWARDS` runs over the blocks of eight from the last (see
     /// [`store_runs_into_loads`]); the result is the same. A constant, so
@@ -1465,9 +1468,22 @@ pub(crate) mod x86 {
                     _mm_storeu_ps(po.add(12 * (v + 4)), _mm256_extractf128_ps(*row, 1));
                 }
             };
-            // Software-pipelined: each trip starts the next block's front
-            // before finishing this block, so that the two dependency
-            // chains overlap.
+            // Software-pipelined: each trip starts the front of the block
+            // two ahead before finishing this block, so that three blocks'
+            // dependency chains overlap.
+            if blocks >= 3 {
+                let mut cur = front(base(0));
+                let mut next = front(base(1));
+                for blk in 0..blocks - 2 {
+                    let after = front(base(blk + 2));
+                    back(base(blk), cur);
+                    cur = next;
+                    next = after;
+                }
+                back(base(blocks - 2), cur);
+                back(base(blocks - 1), next);
+                return;
+            }
             let mut cur = front(base(0));
             for blk in 0..blocks - 1 {
                 let next = front(base(blk + 1));
