@@ -74,17 +74,41 @@ prepare() {
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$pack/" 2>/dev/null || true
   # ozz built here, in case the other machine has no C++ compiler or CMake:
   # the default build, and -march=x86-64-v4 (AVX-512) for -march=native.
-  if command -v cmake >/dev/null && command -v g++ >/dev/null; then
-    local tmp
-    tmp=$(mktemp -d)
-    tar -C "$tmp" -xzf "$pack/ozz-src.tar.gz"
-    bash "$pack/harness/build.sh" "$tmp" "$tmp/b-sse2" >/dev/null
-    bash "$pack/harness/build.sh" "$tmp" "$tmp/b-v4" "-march=x86-64-v4" >/dev/null
-    cp "$tmp/b-sse2/ozz-bench" "$pack/ozz-bench-sse2"
-    cp "$tmp/b-v4/ozz-bench" "$pack/ozz-bench-x86-64-v4"
-    rm -rf "$tmp"
+  local tmp
+  tmp=$(mktemp -d)
+  if build_ozz "$tmp/sse2" >/dev/null && build_ozz "$tmp/v4" -march=x86-64-v4 >/dev/null; then
+    cp "$tmp/sse2/b/ozz-bench" "$pack/ozz-bench-sse2"
+    cp "$tmp/v4/b/ozz-bench" "$pack/ozz-bench-x86-64-v4"
+  else
+    echo "ozz-bench-device: no ozz built here (CMake or g++ missing?)" >&2
   fi
+  rm -rf "$tmp"
   du -sh "$pack"
+}
+
+# vkskin's summary from the packed bench (VKSKIN_SIMD, ANIM_BENCH_* pass
+# through).
+vkbench() { ANIM_BENCH_SUMMARY_ONLY=1 "$pack/vkskin-anim" --bench 2>&1; }
+
+avx512_line() { echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus"; }
+
+# ozz from the packed sources, built into DIR/b with the harness's build.sh
+# and FLAGS; fails where there is no CMake or g++.
+build_ozz() {
+  local dir="$1"
+  shift
+  command -v cmake >/dev/null && command -v g++ >/dev/null || return 1
+  rm -rf "$dir"
+  mkdir -p "$dir/src"
+  tar -C "$dir/src" -xzf "$pack/ozz-src.tar.gz"
+  bash "$pack/harness/build.sh" "$dir/src" "$dir/b" "$@"
+}
+
+# compare.py on DIR whose ozz-N are ozz -march=native and vkskin-N vkskin's
+# highest tier: its first table, titled for what it holds.
+compare_top() {
+  python3 "$pack/harness/compare.py" "$1" |
+    sed 's/^### ozz default build vs vkskin (runtime-dispatched SIMD)/### ozz -march=native vs vkskin (runtime-dispatched SIMD: its highest tier)/'
 }
 
 run() {
@@ -92,9 +116,9 @@ run() {
   local start=$SECONDS
   mkdir -p "$out"
   rm -rf "$work"
-  mkdir -p "$work/src" "$work/d-default" "$work/d-native" "$work/d-top"
+  mkdir -p "$work/d-default" "$work/d-native" "$work/d-top"
   lscpu >"$out/cpu.txt" 2>&1 || cat /proc/cpuinfo >"$out/cpu.txt"
-  echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus" | tee -a "$out/cpu.txt"
+  avx512_line | tee -a "$out/cpu.txt"
   # Every tier this CPU has against the scalar definitions, first.
   if "$pack/vkskin-lib-tests" >"$out/tests.txt" 2>&1; then
     echo "unit tests: $(grep 'test result' "$out/tests.txt")" | tee -a "$out/cpu.txt"
@@ -102,13 +126,11 @@ run() {
     echo "unit tests FAILED (tests.txt):" | tee -a "$out/cpu.txt"
     grep -E 'FAILED|panicked|test result' "$out/tests.txt" | head -20 | tee -a "$out/cpu.txt"
   fi
-  tar -C "$work/src" -xzf "$pack/ozz-src.tar.gz"
   local ozz ozz_native
-  if command -v cmake >/dev/null && command -v g++ >/dev/null &&
-    bash "$pack/harness/build.sh" "$work/src" "$work/b-sse2" >"$out/build.txt" 2>&1 &&
-    bash "$pack/harness/build.sh" "$work/src" "$work/b-native" -march=native >>"$out/build.txt" 2>&1; then
-    ozz="$work/b-sse2/ozz-bench"
-    ozz_native="$work/b-native/ozz-bench"
+  if build_ozz "$work/sse2" >"$out/build.txt" 2>&1 &&
+    build_ozz "$work/native" -march=native >>"$out/build.txt" 2>&1; then
+    ozz="$work/sse2/b/ozz-bench"
+    ozz_native="$work/native/b/ozz-bench"
     echo "ozz: built here (g++ $(g++ -dumpfullversion))" | tee -a "$out/cpu.txt"
   else
     ozz="$pack/ozz-bench-sse2"
@@ -116,9 +138,7 @@ run() {
     echo "ozz: no build here (see build.txt); the packed builds, -march=x86-64-v4 for native" |
       tee -a "$out/cpu.txt"
   fi
-  local vk="$pack/vkskin-anim"
   stamp() { echo "$(date +%T) $1 $(cat /proc/loadavg)" >>"$out/loadavg.txt"; }
-  bench() { ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench 2>&1; }
   local done_rounds=0
   for r in $(seq 1 "$rounds"); do
     if [ "$done_rounds" -gt 0 ] && [ "$limit" -gt 0 ] && [ $((SECONDS - start)) -ge "$limit" ]; then
@@ -128,11 +148,11 @@ run() {
     stamp "ozz-$r"
     "$ozz" >"$work/d-default/ozz-$r.txt"
     stamp "vkskin-$r"
-    bench >"$work/d-default/vkskin-$r.txt"
+    vkbench >"$work/d-default/vkskin-$r.txt"
     stamp "ozz-native-$r"
     "$ozz_native" >"$work/d-native/ozz-native-$r.txt"
     stamp "vkskin-avx2-$r"
-    VKSKIN_SIMD=avx2 bench >"$work/d-native/vkskin-avx2-$r.txt"
+    VKSKIN_SIMD=avx2 vkbench >"$work/d-native/vkskin-avx2-$r.txt"
     done_rounds=$r
     echo "round $r of $rounds done ($((SECONDS - start)) s)"
   done
@@ -148,8 +168,7 @@ run() {
   mkdir -p "$work/all"
   cp "$work"/d-default/*.txt "$work"/d-native/*.txt "$work/all/"
   {
-    python3 "$pack/harness/compare.py" "$work/d-top" |
-      sed 's/^### ozz default build vs vkskin (runtime-dispatched SIMD)/### ozz -march=native vs vkskin (runtime-dispatched SIMD: its highest tier)/'
+    compare_top "$work/d-top"
     echo
     python3 "$pack/harness/compare.py" "$work/all"
   } >"$out/compare.txt"
@@ -170,37 +189,32 @@ rows() {
   mkdir -p "$out"
   rm -rf "$work"
   grep -m1 'model name' /proc/cpuinfo | tee "$out/rows-cpu.txt"
-  echo "avx512f: $(grep -c -w avx512f /proc/cpuinfo) of $(nproc) cpus" | tee -a "$out/rows-cpu.txt"
+  avx512_line | tee -a "$out/rows-cpu.txt"
   # ozz -march=native, built once per machine (later calls reuse it).
-  local ozzb=/tmp/ozzbench-native ozz=/tmp/ozzbench-native/b/ozz-bench
-  if [ ! -x "$ozz" ] && command -v cmake >/dev/null && command -v g++ >/dev/null; then
-    rm -rf "$ozzb"
-    mkdir -p "$ozzb/src"
-    tar -C "$ozzb/src" -xzf "$pack/ozz-src.tar.gz"
-    bash "$pack/harness/build.sh" "$ozzb/src" "$ozzb/b" -march=native >"$ozzb/build.txt" 2>&1 || true
+  local ozz=/tmp/ozzbench-native/b/ozz-bench
+  if [ ! -x "$ozz" ]; then
+    build_ozz /tmp/ozzbench-native -march=native >/tmp/ozzbench-native-build.txt 2>&1 || true
   fi
   if [ ! -x "$ozz" ]; then
     ozz="$pack/ozz-bench-x86-64-v4"
     echo "ozz: the packed -march=x86-64-v4 build" | tee -a "$out/rows-cpu.txt"
   fi
-  local vk="$pack/vkskin-anim"
   for r in $(seq 1 "$rounds"); do
     for v in "${counts[@]}"; do
       local d="$work/v$v"
       mkdir -p "$d"
       export ANIM_BENCH_VERTICES="$v" ANIM_BENCH_ONLY="$filter"
       "$ozz" >"$d/ozz-native-$r.txt"
-      ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench >"$d/vkskin-$r.txt" 2>&1
-      VKSKIN_SIMD=avx2 ANIM_BENCH_SUMMARY_ONLY=1 "$vk" --bench >"$d/vkskin-avx2-$r.txt" 2>&1
+      vkbench >"$d/vkskin-$r.txt"
+      VKSKIN_SIMD=avx2 vkbench >"$d/vkskin-avx2-$r.txt"
       cp "$d/ozz-native-$r.txt" "$d/ozz-$r.txt"
     done
     echo "round $r of $rounds done"
   done
   unset ANIM_BENCH_VERTICES ANIM_BENCH_ONLY
   for v in "${counts[@]}"; do
-    echo "## $v vertices"
-    python3 "$pack/harness/compare.py" "$work/v$v" |
-      sed 's/^### ozz default build vs vkskin (runtime-dispatched SIMD)/### ozz -march=native vs vkskin (its highest tier)/'
+    echo "## ANIM_BENCH_VERTICES=$v (the LBS and DQS rows' vertex count)"
+    compare_top "$work/v$v"
   done | tee "$out/rows.txt"
   tar -C "$work" -czf "$out/rows-runs.tar.gz" $(cd "$work" && ls -d v*)
 }

@@ -502,8 +502,8 @@ mod tests {
         if crate::anim::simd::avx2_fma() && crate::anim::simd::x86::TRANSFORM_PACKED {
             use rand::SeedableRng;
             let mut rng = rand::rngs::StdRng::seed_from_u64(62);
-            // No block, one, two (the two-deep loop's first and last),
-            // three (the three-deep loop's first and last two), more.
+            // No block, one (no pipeline), two (both fronts, then both
+            // backs), three (one trip of the loop), more.
             for n in [5, 8, 13, 16, 24, 29, 40, 64] {
                 let (a, b) = (
                     random_pose(&mut rng, n, 10.0),

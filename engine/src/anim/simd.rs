@@ -1349,11 +1349,11 @@ pub(crate) mod x86 {
     /// (loads, hemisphere check, weighted sum, squared length) of the block
     /// two ahead before it finishes this block's (normalisation,
     /// translation and scale, stores), so that three blocks' dependency
-    /// chains overlap; with fewer than three blocks, two. On a Zen 3, one
-    /// block ahead took 6 to 8 per cent off a 64-joint job against none,
-    /// and two ahead another 5 to 8 per cent (best of 20 alternated runs
-    /// of the anim bench, all four shapes); three ahead was no faster in a
-    /// standalone harness.
+    /// chains overlap (with two blocks, both fronts come first). On a Zen
+    /// 3, one block ahead took 6 to 8 per cent off a 64-joint job against
+    /// none, and two ahead another 5 to 8 per cent (best of 20 alternated
+    /// runs of the anim bench, all four shapes); three ahead was no faster
+    /// in a standalone harness.
     ///
     /// `BACKWARDS` runs over the blocks of eight from the last (see
     /// [`store_runs_into_loads`]); the result is the same. A constant, so
@@ -1468,29 +1468,23 @@ pub(crate) mod x86 {
                     _mm_storeu_ps(po.add(12 * (v + 4)), _mm256_extractf128_ps(*row, 1));
                 }
             };
+            if blocks == 1 {
+                back(base(0), front(base(0)));
+                return;
+            }
             // Software-pipelined: each trip starts the front of the block
             // two ahead before finishing this block, so that three blocks'
             // dependency chains overlap.
-            if blocks >= 3 {
-                let mut cur = front(base(0));
-                let mut next = front(base(1));
-                for blk in 0..blocks - 2 {
-                    let after = front(base(blk + 2));
-                    back(base(blk), cur);
-                    cur = next;
-                    next = after;
-                }
-                back(base(blocks - 2), cur);
-                back(base(blocks - 1), next);
-                return;
-            }
             let mut cur = front(base(0));
-            for blk in 0..blocks - 1 {
-                let next = front(base(blk + 1));
+            let mut next = front(base(1));
+            for blk in 0..blocks - 2 {
+                let after = front(base(blk + 2));
                 back(base(blk), cur);
                 cur = next;
+                next = after;
             }
-            back(base(blocks - 1), cur);
+            back(base(blocks - 2), cur);
+            back(base(blocks - 1), next);
         }
     }
 
