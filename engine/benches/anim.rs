@@ -339,6 +339,10 @@ struct Poses {
     models: Vec<Affine3A>,
     palette_skin: PaletteSkin,
     rows: Vec<Affine4x3>,
+    soa_a: SoaPose,
+    soa_b: SoaPose,
+    soa_rest: SoaPose,
+    soa_out: SoaPose,
 }
 
 impl Poses {
@@ -352,6 +356,10 @@ impl Poses {
         let b = s.out.clone();
         let skin = Skin::whole_skeleton(&skeleton);
         let mut p = Self {
+            soa_a: SoaPose::from_transforms(&a),
+            soa_b: SoaPose::from_transforms(&b),
+            soa_rest: SoaPose::from_transforms(skeleton.bind_local()),
+            soa_out: SoaPose::identity(n),
             out: vec![Transform::IDENTITY; n],
             models: vec![Affine3A::IDENTITY; n],
             rows: vec![Affine4x3::default(); n],
@@ -380,6 +388,22 @@ impl Poses {
         .run();
         black_box(r.is_ok());
         black_box(&self.out);
+    }
+    fn blend_soa(&mut self) {
+        let layers = [
+            SoaBlendLayer::new(&self.soa_a, 0.3),
+            SoaBlendLayer::new(&self.soa_b, 0.7),
+        ];
+        let r = SoaBlendingJob {
+            layers: &layers,
+            additive: &[],
+            rest_pose: &self.soa_rest,
+            threshold: 0.1,
+            output: &mut self.soa_out,
+        }
+        .run();
+        black_box(r.is_ok());
+        black_box(&self.soa_out);
     }
     fn palette(&mut self) {
         let r = self.palette_skin.palette_4x3(&self.models, &mut self.rows);
@@ -562,6 +586,14 @@ fn summary() {
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
             per_element(n, || p.blend())
+        }),
+    );
+    joint_row(
+        "two-layer blend, SoA poses",
+        None,
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.blend_soa())
         }),
     );
     joint_row(

@@ -1,6 +1,7 @@
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use super::{AnimError, Transform};
+use super::soa::{PoseRead, PoseWrite};
+use super::{AnimError, SoaPose, Transform};
 
 /// One input of a [`BlendingJob`]: a local pose, its weight, and optionally
 /// a per-joint weight mask multiplied into the weight (0 leaves a joint out).
@@ -29,13 +30,82 @@ impl<'a> BlendLayer<'a> {
             mask: Some(mask),
         }
     }
+}
+
+/// One input of a [`SoaBlendingJob`]: as [`BlendLayer`], the pose in
+/// structure-of-arrays form.
+#[derive(Clone, Copy, Debug)]
+pub struct SoaBlendLayer<'a> {
+    pub pose: &'a SoaPose,
+    /// Non-negative.
+    pub weight: f32,
+    /// One factor per joint, non-negative; `None` for all ones.
+    pub mask: Option<&'a [f32]>,
+}
+
+impl<'a> SoaBlendLayer<'a> {
+    pub fn new(pose: &'a SoaPose, weight: f32) -> Self {
+        Self {
+            pose,
+            weight,
+            mask: None,
+        }
+    }
+
+    pub fn masked(pose: &'a SoaPose, weight: f32, mask: &'a [f32]) -> Self {
+        Self {
+            pose,
+            weight,
+            mask: Some(mask),
+        }
+    }
+}
+
+/// A layer of either job, for the code they share.
+trait Layer {
+    type Pose: PoseRead + ?Sized;
+    fn pose(&self) -> &Self::Pose;
+    fn weight(&self) -> f32;
+    fn mask(&self) -> Option<&[f32]>;
 
     #[inline(always)]
     fn weight_at(&self, joint: usize) -> f32 {
-        match self.mask {
-            Some(m) => self.weight * m[joint],
-            None => self.weight,
+        match self.mask() {
+            Some(m) => self.weight() * m[joint],
+            None => self.weight(),
         }
+    }
+}
+
+impl Layer for BlendLayer<'_> {
+    type Pose = [Transform];
+    #[inline(always)]
+    fn pose(&self) -> &[Transform] {
+        self.pose
+    }
+    #[inline(always)]
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+    #[inline(always)]
+    fn mask(&self) -> Option<&[f32]> {
+        self.mask
+    }
+}
+
+impl Layer for SoaBlendLayer<'_> {
+    type Pose = SoaPose;
+    #[inline(always)]
+    fn pose(&self) -> &SoaPose {
+        self.pose
+    }
+    #[inline(always)]
+    fn weight(&self) -> f32 {
+        self.weight
+    }
+    #[inline(always)]
+    fn mask(&self) -> Option<&[f32]> {
+        self.mask
     }
 }
 
@@ -73,59 +143,16 @@ pub fn additive_delta(reference: &Transform, pose: &Transform) -> Transform {
 
 impl BlendingJob<'_> {
     pub fn validate(&self) -> Result<(), AnimError> {
-        let n = self.output.len();
-        if self.rest_pose.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "rest pose",
-                expected: n,
-                got: self.rest_pose.len(),
-            });
-        }
-        if !usable(self.threshold) {
-            return Err(AnimError::InvalidJob(format!(
-                "blend threshold {} is not a finite, non-negative number",
-                self.threshold
-            )));
-        }
-        for (what, layers) in [
-            ("blend layer", self.layers),
-            ("additive layer", self.additive),
-        ] {
-            for (i, l) in layers.iter().enumerate() {
-                if l.pose.len() != n {
-                    return Err(AnimError::LengthMismatch {
-                        what,
-                        expected: n,
-                        got: l.pose.len(),
-                    });
-                }
-                if !usable(l.weight) {
-                    return Err(AnimError::InvalidJob(format!(
-                        "{what} {i} has weight {}",
-                        l.weight
-                    )));
-                }
-                if let Some(m) = l.mask {
-                    if m.len() != n {
-                        return Err(AnimError::LengthMismatch {
-                            what: "blend mask",
-                            expected: n,
-                            got: m.len(),
-                        });
-                    }
-                    if let Some(j) = m.iter().position(|w| !usable(*w)) {
-                        return Err(AnimError::InvalidJob(format!(
-                            "{what} {i} mask has weight {} at joint {j}",
-                            m[j]
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(())
+        validate_job(
+            self.output.len(),
+            self.rest_pose.len(),
+            self.threshold,
+            self.layers,
+            self.additive,
+        )
     }
 
-    pub fn run(mut self) -> Result<(), AnimError> {
+    pub fn run(self) -> Result<(), AnimError> {
         // The common cross-fade (two unmasked layers, nothing additive)
         // with validate's checks for it made inline, which spares it the
         // general validation's loops (3 to 4 per cent of a 64-joint blend;
@@ -161,41 +188,230 @@ impl BlendingJob<'_> {
             }
             blend_uniform(self.layers, &w[..self.layers.len()], self.output);
         } else {
-            self.blend_general();
+            blend_general(self.layers, self.rest_pose, self.threshold, self.output);
         }
         for layer in self.additive {
             apply_additive(layer, self.output);
         }
         Ok(())
     }
+}
 
-    fn blend_general(&mut self) {
-        for (j, out) in self.output.iter_mut().enumerate() {
-            let mut t = Vec3A::ZERO;
-            let mut s = Vec3A::ZERO;
-            let mut q = Vec4::ZERO;
-            let mut total = 0.0;
-            for l in self.layers {
-                let w = l.weight_at(j);
-                if w <= 0.0 {
-                    continue;
+/// [`BlendingJob`] on poses in structure-of-arrays form ([`SoaPose`]): the
+/// same inputs, checks and results. Unmasked layers (up to eight, their
+/// total weight at least the threshold) are blended eight joints per
+/// register, with no transposes; masks, the rest pose's fill-in and
+/// additive layers go joint by joint, as in [`BlendingJob`].
+pub struct SoaBlendingJob<'a> {
+    pub layers: &'a [SoaBlendLayer<'a>],
+    pub additive: &'a [SoaBlendLayer<'a>],
+    /// The skeleton's bind pose, usually.
+    pub rest_pose: &'a SoaPose,
+    /// Total weight below which the rest pose fills in.
+    pub threshold: f32,
+    pub output: &'a mut SoaPose,
+}
+
+impl SoaBlendingJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        validate_job(
+            self.output.len(),
+            self.rest_pose.len(),
+            self.threshold,
+            self.layers,
+            self.additive,
+        )
+    }
+
+    pub fn run(self) -> Result<(), AnimError> {
+        // The two-layer cross-fade with its checks inline, as in
+        // `BlendingJob::run`; anything else takes validate().
+        if let ([a, b], []) = (self.layers, self.additive) {
+            let n = self.output.len();
+            if a.mask.is_none()
+                && b.mask.is_none()
+                && a.pose.len() == n
+                && b.pose.len() == n
+                && self.rest_pose.len() == n
+                && usable(a.weight)
+                && usable(b.weight)
+                && usable(self.threshold)
+            {
+                let total = a.weight + b.weight;
+                if total >= self.threshold && total > 0.0 {
+                    let w = [a.weight / total, b.weight / total];
+                    blend_uniform_soa(self.layers, &w, self.output);
+                    self.output.reset_spare_lanes();
+                    return Ok(());
                 }
-                accumulate(&l.pose[j], w, &mut t, &mut q, &mut s);
-                total += w;
             }
-            if total < self.threshold || total <= 0.0 {
-                let w = (self.threshold - total).max(f32::MIN_POSITIVE);
-                accumulate(&self.rest_pose[j], w, &mut t, &mut q, &mut s);
-                total += w;
+        }
+        self.validate()?;
+        let unmasked = self.layers.iter().all(|l| l.mask.is_none());
+        let total: f32 = self.layers.iter().map(|l| l.weight).sum();
+        if unmasked && total >= self.threshold && total > 0.0 && self.layers.len() <= 8 {
+            let mut w = [0.0f32; 8];
+            for (wi, l) in w.iter_mut().zip(self.layers) {
+                *wi = l.weight / total;
             }
-            let inv = 1.0 / total;
-            *out = Transform {
-                translation: (t * inv).into(),
-                rotation: normalize_or(q, self.rest_pose[j].rotation),
-                scale: (s * inv).into(),
-            };
+            blend_uniform_soa(self.layers, &w[..self.layers.len()], self.output);
+        } else {
+            blend_general(self.layers, self.rest_pose, self.threshold, self.output);
+        }
+        for layer in self.additive {
+            apply_additive(layer, self.output);
+        }
+        self.output.reset_spare_lanes();
+        Ok(())
+    }
+}
+
+fn validate_job<L: Layer>(
+    n: usize,
+    rest: usize,
+    threshold: f32,
+    layers: &[L],
+    additive: &[L],
+) -> Result<(), AnimError> {
+    if rest != n {
+        return Err(AnimError::LengthMismatch {
+            what: "rest pose",
+            expected: n,
+            got: rest,
+        });
+    }
+    if !usable(threshold) {
+        return Err(AnimError::InvalidJob(format!(
+            "blend threshold {threshold} is not a finite, non-negative number"
+        )));
+    }
+    for (what, layers) in [("blend layer", layers), ("additive layer", additive)] {
+        for (i, l) in layers.iter().enumerate() {
+            if l.pose().joints() != n {
+                return Err(AnimError::LengthMismatch {
+                    what,
+                    expected: n,
+                    got: l.pose().joints(),
+                });
+            }
+            if !usable(l.weight()) {
+                return Err(AnimError::InvalidJob(format!(
+                    "{what} {i} has weight {}",
+                    l.weight()
+                )));
+            }
+            if let Some(m) = l.mask() {
+                if m.len() != n {
+                    return Err(AnimError::LengthMismatch {
+                        what: "blend mask",
+                        expected: n,
+                        got: m.len(),
+                    });
+                }
+                if let Some(j) = m.iter().position(|w| !usable(*w)) {
+                    return Err(AnimError::InvalidJob(format!(
+                        "{what} {i} mask has weight {} at joint {j}",
+                        m[j]
+                    )));
+                }
+            }
         }
     }
+    Ok(())
+}
+
+/// Masked layers or the rest pose's fill-in, joint by joint.
+fn blend_general<L: Layer, R: PoseRead + ?Sized, O: PoseWrite + ?Sized>(
+    layers: &[L],
+    rest_pose: &R,
+    threshold: f32,
+    output: &mut O,
+) {
+    for j in 0..output.joints() {
+        let mut t = Vec3A::ZERO;
+        let mut s = Vec3A::ZERO;
+        let mut q = Vec4::ZERO;
+        let mut total = 0.0;
+        for l in layers {
+            let w = l.weight_at(j);
+            if w <= 0.0 {
+                continue;
+            }
+            accumulate(&l.pose().at(j), w, &mut t, &mut q, &mut s);
+            total += w;
+        }
+        let rest = rest_pose.at(j);
+        if total < threshold || total <= 0.0 {
+            let w = (threshold - total).max(f32::MIN_POSITIVE);
+            accumulate(&rest, w, &mut t, &mut q, &mut s);
+            total += w;
+        }
+        let inv = 1.0 / total;
+        output.put(
+            j,
+            Transform {
+                translation: (t * inv).into(),
+                rotation: normalize_or(q, rest.rotation),
+                scale: (s * inv).into(),
+            },
+        );
+    }
+}
+
+/// Unmasked layers with weights already divided by their sum, joint by
+/// joint from `start`: the definition the SoA kernel is tested against.
+fn blend_uniform_scalar<L: Layer, O: PoseWrite + ?Sized>(
+    layers: &[L],
+    w: &[f32],
+    output: &mut O,
+    start: usize,
+) {
+    for j in start..output.joints() {
+        let mut t = Vec3A::ZERO;
+        let mut s = Vec3A::ZERO;
+        let mut q = Vec4::ZERO;
+        for (l, &wl) in layers.iter().zip(w) {
+            accumulate(&l.pose().at(j), wl, &mut t, &mut q, &mut s);
+        }
+        let first = layers[0].pose().at(j).rotation;
+        output.put(
+            j,
+            Transform {
+                translation: t.into(),
+                rotation: normalize_or(q, first),
+                scale: s.into(),
+            },
+        );
+    }
+}
+
+/// [`blend_uniform_scalar`] on SoA poses: eight joints per register with
+/// AVX2 (every block, spare lanes included), else joint by joint.
+fn blend_uniform_soa(layers: &[SoaBlendLayer], w: &[f32], output: &mut SoaPose) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::avx2_fma() {
+        let mut poses: [&[super::SoaTransforms8]; 8] = [&[]; 8];
+        for (p, l) in poses.iter_mut().zip(layers) {
+            *p = l.pose.blocks();
+        }
+        // SAFETY: AVX2 and FMA checked; validate() made every pose as long
+        // as the output, so each has as many blocks; 1 to 8 layers.
+        unsafe {
+            if let ([a, b], [wa, wb]) = (layers, w) {
+                super::simd::x86::blend_soa2(
+                    a.pose.blocks(),
+                    b.pose.blocks(),
+                    *wa,
+                    *wb,
+                    output.blocks_mut(),
+                )
+            } else {
+                super::simd::x86::blend_soa(&poses[..layers.len()], w, output.blocks_mut())
+            }
+        };
+        return;
+    }
+    blend_uniform_scalar(layers, w, output, 0);
 }
 
 /// A weight, mask factor or threshold a job accepts: finite and not
@@ -245,19 +461,7 @@ fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
         blend2_scalar(a.pose, b.pose, *wa, *wb, output, start);
         return;
     }
-    for (j, out) in output.iter_mut().enumerate() {
-        let mut t = Vec3A::ZERO;
-        let mut s = Vec3A::ZERO;
-        let mut q = Vec4::ZERO;
-        for (l, &wl) in layers.iter().zip(w) {
-            accumulate(&l.pose[j], wl, &mut t, &mut q, &mut s);
-        }
-        *out = Transform {
-            translation: t.into(),
-            rotation: normalize_or(q, layers[0].pose[j].rotation),
-            scale: s.into(),
-        };
-    }
+    blend_uniform_scalar(layers, w, output, 0);
 }
 
 /// Two layers with weights `wa + wb = 1`, joints `start..`: the definition
@@ -284,13 +488,13 @@ fn blend2_scalar(
     }
 }
 
-fn apply_additive(layer: &BlendLayer, output: &mut [Transform]) {
-    for (j, out) in output.iter_mut().enumerate() {
+fn apply_additive<L: Layer, O: PoseWrite + ?Sized>(layer: &L, output: &mut O) {
+    for j in 0..output.joints() {
         let w = layer.weight_at(j);
         if w <= 0.0 {
             continue;
         }
-        let d = &layer.pose[j];
+        let d = layer.pose().at(j);
         let dq = if d.rotation.w < 0.0 {
             -d.rotation
         } else {
@@ -298,9 +502,11 @@ fn apply_additive(layer: &BlendLayer, output: &mut [Transform]) {
         };
         let part = Vec4::from(Quat::IDENTITY).lerp(Vec4::from(dq), w);
         let part = normalize_or(part, Quat::IDENTITY);
+        let mut out = output.at(j);
         out.translation += d.translation * w;
         out.rotation = (part * out.rotation).normalize();
         out.scale *= Vec3::ONE + (d.scale - Vec3::ONE) * w;
+        output.put(j, out);
     }
 }
 
@@ -528,6 +734,204 @@ mod tests {
                     assert!(got[n / 8 * 8..].iter().all(|t| *t == Transform::IDENTITY));
                 }
             }
+        }
+    }
+
+    fn assert_close(got: &[Transform], want: &[Transform], what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (j, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                g.translation.abs_diff_eq(w.translation, 1e-5),
+                "{what} joint {j}"
+            );
+            assert!(g.scale.abs_diff_eq(w.scale, 1e-5), "{what} joint {j}");
+            assert!(
+                g.rotation.abs_diff_eq(w.rotation, 2e-6),
+                "{what} joint {j}: {:?} against {:?}",
+                g.rotation,
+                w.rotation
+            );
+        }
+    }
+
+    /// The SoA job gives the AoS job's results on every path: the two-layer
+    /// cross-fade, several unmasked layers, masks, the rest pose's fill-in
+    /// and additive layers; and the lanes past the pose stay identity.
+    #[test]
+    fn soa_job_matches_the_aos_job() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(63);
+        for n in [1usize, 7, 8, 9, 16, 23, 64, 70] {
+            let poses: Vec<Vec<Transform>> =
+                (0..4).map(|_| random_pose(&mut rng, n, 5.0)).collect();
+            let rest = random_pose(&mut rng, n, 1.0);
+            let mask: Vec<f32> = (0..n)
+                .map(|_| if rng.gen_bool(0.3) { 0.0 } else { rng.gen() })
+                .collect();
+            let soa: Vec<SoaPose> = poses.iter().map(|p| SoaPose::from_transforms(p)).collect();
+            let soa_rest = SoaPose::from_transforms(&rest);
+            let delta = random_pose(&mut rng, n, 0.5);
+            let soa_delta = SoaPose::from_transforms(&delta);
+            // (weights, mask on layer 0, additive weight, threshold)
+            let cases: [(&[f32], bool, Option<f32>, f32); 7] = [
+                (&[0.3, 0.7], false, None, 0.1),
+                (&[2.0, 0.5], false, None, 0.1),
+                (&[0.2, 0.3, 0.1, 0.4], false, None, 0.1),
+                (&[1.0], false, None, 0.1),
+                (&[0.3, 0.7], true, None, 0.1),
+                (&[0.02, 0.03], false, None, 0.5),
+                (&[0.3, 0.7], false, Some(0.6), 0.1),
+            ];
+            for (case, (weights, masked, add, threshold)) in cases.iter().enumerate() {
+                let layers: Vec<BlendLayer> = weights
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &w)| match (i, masked) {
+                        (0, true) => BlendLayer::masked(&poses[i], w, &mask),
+                        _ => BlendLayer::new(&poses[i], w),
+                    })
+                    .collect();
+                let soa_layers: Vec<SoaBlendLayer> = weights
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &w)| match (i, masked) {
+                        (0, true) => SoaBlendLayer::masked(&soa[i], w, &mask),
+                        _ => SoaBlendLayer::new(&soa[i], w),
+                    })
+                    .collect();
+                let additive: Vec<BlendLayer> =
+                    add.iter().map(|&w| BlendLayer::new(&delta, w)).collect();
+                let soa_additive: Vec<SoaBlendLayer> = add
+                    .iter()
+                    .map(|&w| SoaBlendLayer::new(&soa_delta, w))
+                    .collect();
+                let mut want = vec![Transform::IDENTITY; n];
+                BlendingJob {
+                    layers: &layers,
+                    additive: &additive,
+                    rest_pose: &rest,
+                    threshold: *threshold,
+                    output: &mut want,
+                }
+                .run()
+                .unwrap();
+                let mut got = SoaPose::identity(n);
+                // Garbage in the output's spare lanes is put right.
+                if let Some(last) = got.blocks_mut().last_mut() {
+                    last.translation[0] = [9.0; 8];
+                }
+                SoaBlendingJob {
+                    layers: &soa_layers,
+                    additive: &soa_additive,
+                    rest_pose: &soa_rest,
+                    threshold: *threshold,
+                    output: &mut got,
+                }
+                .run()
+                .unwrap();
+                assert_close(&got.to_vec(), &want, &format!("n {n} case {case}"));
+                let last = got.blocks().last().unwrap();
+                for lane in n % 8..if n % 8 == 0 { 0 } else { 8 } {
+                    assert_eq!(last.get(lane), Transform::IDENTITY, "n {n} case {case}");
+                }
+            }
+        }
+    }
+
+    /// The SoA kernels against the scalar loop they stand for, one to
+    /// four layers, zero-length sums falling back to the first rotation.
+    #[test]
+    fn soa_kernels_match_the_scalar_loop() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::anim::simd::avx2_fma() {
+            use rand::SeedableRng;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(64);
+            for n in [8usize, 16, 24, 40, 64] {
+                let mut poses: Vec<Vec<Transform>> =
+                    (0..4).map(|_| random_pose(&mut rng, n, 10.0)).collect();
+                // Joint 3: a sum of squared length below 1e-20 takes the
+                // first layer's rotation as it is.
+                poses[0][3].rotation = Quat::from_xyzw(1e-12, 0.0, 0.0, 0.0);
+                for p in &mut poses[1..] {
+                    p[3].rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+                }
+                let soa: Vec<SoaPose> = poses.iter().map(|p| SoaPose::from_transforms(p)).collect();
+                for w in [
+                    &[0.5f32, 0.5][..],
+                    &[0.2, 0.8],
+                    &[0.1, 0.6, 0.3],
+                    &[0.25; 4],
+                ] {
+                    let layers: Vec<SoaBlendLayer> = (0..w.len())
+                        .map(|i| SoaBlendLayer::new(&soa[i], w[i]))
+                        .collect();
+                    let mut want = SoaPose::identity(n);
+                    blend_uniform_scalar(&layers, w, &mut want, 0);
+                    let mut got = SoaPose::identity(n);
+                    let blocks: Vec<&[crate::anim::SoaTransforms8]> =
+                        layers.iter().map(|l| l.pose.blocks()).collect();
+                    // SAFETY: AVX2 and FMA checked; poses as long as the output.
+                    unsafe { crate::anim::simd::x86::blend_soa(&blocks, w, got.blocks_mut()) };
+                    assert_close(&got.to_vec(), &want.to_vec(), &format!("general {w:?}"));
+                    assert_eq!(got.get(3).unwrap().rotation, poses[0][3].rotation);
+                    if let [wa, wb] = w {
+                        let mut got2 = SoaPose::identity(n);
+                        // SAFETY: as above.
+                        unsafe {
+                            crate::anim::simd::x86::blend_soa2(
+                                blocks[0],
+                                blocks[1],
+                                *wa,
+                                *wb,
+                                got2.blocks_mut(),
+                            )
+                        };
+                        assert_close(&got2.to_vec(), &want.to_vec(), &format!("two {w:?}"));
+                        assert_eq!(got2.get(3).unwrap().rotation, poses[0][3].rotation);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn soa_bad_input_is_an_error() {
+        let a = SoaPose::identity(2);
+        let short = SoaPose::identity(1);
+        let mut out = SoaPose::identity(2);
+        let good = SoaBlendLayer::new(&a, 1.0);
+        for (i, bad) in [
+            SoaBlendLayer::new(&short, 1.0),
+            SoaBlendLayer::new(&a, f32::NAN),
+            SoaBlendLayer::new(&a, -1.0),
+            SoaBlendLayer::masked(&a, 1.0, &[1.0]),
+            SoaBlendLayer::masked(&a, 1.0, &[1.0, f32::INFINITY]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for layers in [[good, bad], [bad, good]] {
+                let r = SoaBlendingJob {
+                    layers: &layers,
+                    additive: &[],
+                    rest_pose: &a,
+                    threshold: 0.1,
+                    output: &mut out,
+                }
+                .run();
+                assert!(r.is_err(), "case {i}");
+            }
+        }
+        for (rest, threshold) in [(&short, 0.1), (&a, f32::NAN), (&a, -1.0)] {
+            let r = SoaBlendingJob {
+                layers: &[good, good],
+                additive: &[],
+                rest_pose: rest,
+                threshold,
+                output: &mut out,
+            }
+            .run();
+            assert!(r.is_err(), "{} {threshold}", rest.len());
         }
     }
 

@@ -29,10 +29,11 @@ mod simd;
 mod skeleton;
 mod skin;
 mod skinning;
+mod soa;
 mod timelines;
 mod transform;
 
-pub use blending::{additive_delta, BlendLayer, BlendingJob};
+pub use blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use error::AnimError;
@@ -50,4 +51,5 @@ pub use skinning::{
     normals_are_unit, DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob,
     UNIT_NORMAL_TOLERANCE,
 };
+pub use soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use transform::Transform;

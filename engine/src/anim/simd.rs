@@ -91,7 +91,7 @@ pub(crate) mod x86 {
     use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
-    use crate::anim::{Affine4x3, DualQuat, Transform, NO_PARENT};
+    use crate::anim::{Affine4x3, DualQuat, SoaTransforms8, Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
     /// four `__m128` (every lane initialised), so two unaligned 256-bit
@@ -1485,6 +1485,161 @@ pub(crate) mod x86 {
             }
             back(base(blocks - 2), cur);
             back(base(blocks - 1), next);
+        }
+    }
+
+    /// Blends unmasked layers of structure-of-arrays poses, weights already
+    /// divided by their sum (`blending::blend_uniform_scalar` eight joints
+    /// per register): translations and scales weighted and summed, each
+    /// rotation's weight negated where its dot product with the sum so far
+    /// is negative, the sum normalised (one Newton step on the reciprocal
+    /// square root, ~1e-7 relative), or the first layer's rotation where
+    /// its squared length is at most 1e-20. Every block, spare lanes
+    /// included; the rows are read and written in place (no transposes).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; 1 to 8 layers, `w` as many weights, every
+    /// layer at least as many blocks as `out`.
+    #[allow(clippy::needless_range_loop)]
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn blend_soa(layers: &[&[SoaTransforms8]], w: &[f32], out: &mut [SoaTransforms8]) {
+        unsafe {
+            let first = layers[0];
+            let w0 = _mm256_set1_ps(w[0]);
+            let n = out.len();
+            let op = out.as_mut_ptr();
+            for blk in 0..n {
+                let a = first.as_ptr().add(blk) as *const f32;
+                let o = op.add(blk) as *mut f32;
+                // Rows: translation 0..3, rotation 3..7, scale 7..10.
+                let row = |p: *const f32, r: usize| _mm256_load_ps(p.add(8 * r));
+                let mut acc = [_mm256_setzero_ps(); 10];
+                for (r, a_r) in acc.iter_mut().enumerate() {
+                    *a_r = _mm256_mul_ps(row(a, r), w0);
+                }
+                for l in 1..layers.len() {
+                    let b = layers.get_unchecked(l).as_ptr().add(blk) as *const f32;
+                    let wl = _mm256_set1_ps(*w.get_unchecked(l));
+                    let d = _mm256_add_ps(
+                        _mm256_fmadd_ps(acc[3], row(b, 3), _mm256_mul_ps(acc[4], row(b, 4))),
+                        _mm256_fmadd_ps(acc[5], row(b, 5), _mm256_mul_ps(acc[6], row(b, 6))),
+                    );
+                    for r in [0, 1, 2, 7, 8, 9] {
+                        acc[r] = _mm256_fmadd_ps(row(b, r), wl, acc[r]);
+                    }
+                    // The scalar test `dot < 0` flips the weight's sign.
+                    let neg = _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_LT_OQ);
+                    let wq = _mm256_xor_ps(wl, _mm256_and_ps(neg, _mm256_set1_ps(-0.0)));
+                    for r in 3..7 {
+                        acc[r] = _mm256_fmadd_ps(row(b, r), wq, acc[r]);
+                    }
+                }
+                let d = _mm256_add_ps(
+                    _mm256_fmadd_ps(acc[3], acc[3], _mm256_mul_ps(acc[4], acc[4])),
+                    _mm256_fmadd_ps(acc[5], acc[5], _mm256_mul_ps(acc[6], acc[6])),
+                );
+                let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
+                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                let r = _mm256_rsqrt_ps(d);
+                let h = _mm256_fnmadd_ps(
+                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
+                    _mm256_mul_ps(r, r),
+                    _mm256_set1_ps(1.5),
+                );
+                let r = _mm256_mul_ps(r, h);
+                for c in [0, 1, 2, 7, 8, 9] {
+                    _mm256_store_ps(o.add(8 * c), acc[c]);
+                }
+                for c in 3..7 {
+                    let q = _mm256_blendv_ps(row(a, c), _mm256_mul_ps(acc[c], r), ok);
+                    _mm256_store_ps(o.add(8 * c), q);
+                }
+            }
+        }
+    }
+
+    /// [`blend_soa`] for two layers: each trip starts the next block (its
+    /// loads, hemisphere check and weighted sums) before it finishes this
+    /// one (normalisation, stores), so that two blocks' dependency chains
+    /// overlap.
+    ///
+    /// # Safety
+    /// As [`blend_soa`], with two layers.
+    #[allow(clippy::needless_range_loop)]
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn blend_soa2(
+        a: &[SoaTransforms8],
+        b: &[SoaTransforms8],
+        wa: f32,
+        wb: f32,
+        out: &mut [SoaTransforms8],
+    ) {
+        unsafe {
+            let n = out.len();
+            if n == 0 {
+                return;
+            }
+            let (wa, wb) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
+            let (pa, pb) = (a.as_ptr() as *const f32, b.as_ptr() as *const f32);
+            let po = out.as_mut_ptr() as *mut f32;
+            const BLOCK: usize = 80;
+            let row = |p: *const f32, r: usize| _mm256_load_ps(p.add(r));
+            // Rows: translation 0..3, rotation 3..7, scale 7..10 (8 floats
+            // each). Returns the sums and the squared length of the
+            // rotation sum.
+            let front = |blk: usize| {
+                let (x, y) = (pa.add(BLOCK * blk), pb.add(BLOCK * blk));
+                let q: [__m256; 4] = [row(x, 24), row(x, 32), row(x, 40), row(x, 48)];
+                let r: [__m256; 4] = [row(y, 24), row(y, 32), row(y, 40), row(y, 48)];
+                let d = _mm256_add_ps(
+                    _mm256_fmadd_ps(q[0], r[0], _mm256_mul_ps(q[1], r[1])),
+                    _mm256_fmadd_ps(q[2], r[2], _mm256_mul_ps(q[3], r[3])),
+                );
+                let neg = _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_LT_OQ);
+                let wq = _mm256_xor_ps(wb, _mm256_and_ps(neg, _mm256_set1_ps(-0.0)));
+                let s = [
+                    _mm256_fmadd_ps(r[0], wq, _mm256_mul_ps(q[0], wa)),
+                    _mm256_fmadd_ps(r[1], wq, _mm256_mul_ps(q[1], wa)),
+                    _mm256_fmadd_ps(r[2], wq, _mm256_mul_ps(q[2], wa)),
+                    _mm256_fmadd_ps(r[3], wq, _mm256_mul_ps(q[3], wa)),
+                ];
+                let len2 = _mm256_add_ps(
+                    _mm256_fmadd_ps(s[0], s[0], _mm256_mul_ps(s[1], s[1])),
+                    _mm256_fmadd_ps(s[2], s[2], _mm256_mul_ps(s[3], s[3])),
+                );
+                (s, len2)
+            };
+            let back = |blk: usize, (s, d): ([__m256; 4], __m256)| {
+                let (x, y, o) = (
+                    pa.add(BLOCK * blk),
+                    pb.add(BLOCK * blk),
+                    po.add(BLOCK * blk),
+                );
+                for r in [0, 8, 16, 56, 64, 72] {
+                    let v = _mm256_fmadd_ps(row(y, r), wb, _mm256_mul_ps(row(x, r), wa));
+                    _mm256_store_ps(o.add(r), v);
+                }
+                let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
+                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+                let r = _mm256_rsqrt_ps(d);
+                let h = _mm256_fnmadd_ps(
+                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
+                    _mm256_mul_ps(r, r),
+                    _mm256_set1_ps(1.5),
+                );
+                let r = _mm256_mul_ps(r, h);
+                for c in 0..4 {
+                    let q = _mm256_blendv_ps(row(x, 24 + 8 * c), _mm256_mul_ps(s[c], r), ok);
+                    _mm256_store_ps(o.add(24 + 8 * c), q);
+                }
+            };
+            let mut cur = front(0);
+            for blk in 0..n - 1 {
+                let next = front(blk + 1);
+                back(blk, cur);
+                cur = next;
+            }
+            back(n - 1, cur);
         }
     }
 
