@@ -12,6 +12,11 @@
 //! ozz-animation only side by side, in one run on one machine:
 //! `../shared/tools/ozz-bench` reads this summary's row names, and
 //! `cargo run -p anim-compare -- RUNS_DIR` draws its run.
+//!
+//! The pose rows (sampling, local-to-model, the blend, the frame) run on
+//! `SoaPose`s, structure-of-arrays poses as ozz's own; the rows ending in
+//! `, transforms` run the same jobs on `Transform` slices.
+//!
 //! `ANIM_BENCH_SUMMARY_ONLY=1` skips criterion and prints the summary only;
 //! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it.
 
@@ -147,6 +152,7 @@ struct Sampler {
     clip: Clip,
     ctx: SamplingContext,
     out: Vec<Transform>,
+    soa: SoaPose,
     t: f32,
     seeks: Vec<f32>,
     next: usize,
@@ -158,14 +164,15 @@ impl Sampler {
         Self {
             ctx: SamplingContext::new(&clip),
             out: vec![Transform::IDENTITY; clip.joint_count()],
+            soa: SoaPose::identity(clip.joint_count()),
             clip,
             t: 0.0,
             seeks: (0..4096).map(|_| rng.gen_range(0.0..1.0)).collect(),
             next: 0,
         }
     }
-    fn step(&mut self, seek: bool) {
-        let time = if seek {
+    fn time(&mut self, seek: bool) -> f32 {
+        if seek {
             self.next = (self.next + 1) % self.seeks.len();
             self.seeks[self.next]
         } else {
@@ -174,7 +181,10 @@ impl Sampler {
                 self.t -= 1.0;
             }
             self.t
-        };
+        }
+    }
+    fn step(&mut self, seek: bool) {
+        let time = self.time(seek);
         let r = SamplingJob {
             clip: &self.clip,
             context: &mut self.ctx,
@@ -185,6 +195,114 @@ impl Sampler {
         .run();
         black_box(r.is_ok());
         black_box(&self.out);
+    }
+    /// [`Sampler::step`] into a SoA pose.
+    fn step_soa(&mut self, seek: bool) {
+        let time = self.time(seek);
+        let r = SoaSamplingJob {
+            clip: &self.clip,
+            context: &mut self.ctx,
+            time,
+            mode: PlaybackMode::Loop,
+            output: &mut self.soa,
+        }
+        .run();
+        black_box(r.is_ok());
+        black_box(&self.soa);
+    }
+}
+
+/// One character's frame on the CPU: two clips sampled, cross-faded and
+/// taken to model space, through transforms or SoA poses.
+struct Frame {
+    skeleton: Skeleton,
+    clips: [Clip; 2],
+    ctx: [SamplingContext; 2],
+    t: f32,
+    aos: [Vec<Transform>; 3],
+    soa: [SoaPose; 3],
+    models: Vec<Affine3A>,
+}
+
+impl Frame {
+    fn new(shape: Shape, n: usize) -> Self {
+        let skeleton = skeleton(shape, n);
+        let clips = [
+            clip(&skeleton, Interpolation::Linear, true, 7),
+            clip(&skeleton, Interpolation::Linear, true, 8),
+        ];
+        Self {
+            ctx: [
+                SamplingContext::new(&clips[0]),
+                SamplingContext::new(&clips[1]),
+            ],
+            clips,
+            t: 0.0,
+            aos: std::array::from_fn(|_| vec![Transform::IDENTITY; n]),
+            soa: std::array::from_fn(|_| SoaPose::identity(n)),
+            models: vec![Affine3A::IDENTITY; n],
+            skeleton,
+        }
+    }
+    fn step(&mut self, soa: bool) {
+        self.t = (self.t + 1.0 / 60.0) % 1.0;
+        let times = [self.t, (self.t + 0.37) % 1.0];
+        let mut ok = true;
+        if soa {
+            let [a, b, out] = &mut self.soa;
+            for (k, pose) in [&mut *a, &mut *b].into_iter().enumerate() {
+                ok &= SoaSamplingJob {
+                    clip: &self.clips[k],
+                    context: &mut self.ctx[k],
+                    time: times[k],
+                    mode: PlaybackMode::Loop,
+                    output: pose,
+                }
+                .run()
+                .is_ok();
+            }
+            let layers = [SoaBlendLayer::new(a, 0.3), SoaBlendLayer::new(b, 0.7)];
+            ok &= SoaBlendingJob {
+                layers: &layers,
+                additive: &[],
+                rest_pose: a,
+                threshold: 0.1,
+                output: out,
+            }
+            .run()
+            .is_ok();
+            ok &= SoaLocalToModelJob::full(&self.skeleton, out, &mut self.models)
+                .run()
+                .is_ok();
+        } else {
+            let [a, b, out] = &mut self.aos;
+            for (k, pose) in [&mut *a, &mut *b].into_iter().enumerate() {
+                ok &= SamplingJob {
+                    clip: &self.clips[k],
+                    context: &mut self.ctx[k],
+                    time: times[k],
+                    mode: PlaybackMode::Loop,
+                    output: pose,
+                }
+                .run()
+                .is_ok();
+            }
+            let layers = [BlendLayer::new(a, 0.3), BlendLayer::new(b, 0.7)];
+            ok &= BlendingJob {
+                layers: &layers,
+                additive: &[],
+                rest_pose: a,
+                threshold: 0.1,
+                output: out,
+            }
+            .run()
+            .is_ok();
+            ok &= LocalToModelJob::full(&self.skeleton, out, &mut self.models)
+                .run()
+                .is_ok();
+        }
+        black_box(ok);
+        black_box(&self.models);
     }
 }
 
@@ -389,6 +507,11 @@ impl Poses {
         black_box(r.is_ok());
         black_box(&self.out);
     }
+    fn l2m_soa(&mut self) {
+        let r = SoaLocalToModelJob::full(&self.skeleton, &self.soa_a, &mut self.models).run();
+        black_box(r.is_ok());
+        black_box(&self.models);
+    }
     fn blend_soa(&mut self) {
         let layers = [
             SoaBlendLayer::new(&self.soa_a, 0.3),
@@ -427,17 +550,19 @@ fn criterion_benches(c: &mut Criterion) {
                     let tag = if shared { "" } else { "-unshared" };
                     g.bench_function(
                         BenchmarkId::new(format!("sample-{iname}{tag}"), "cached"),
-                        |b| b.iter(|| s.step(false)),
+                        |b| b.iter(|| s.step_soa(false)),
                     );
                     g.bench_function(
                         BenchmarkId::new(format!("sample-{iname}{tag}"), "seek"),
-                        |b| b.iter(|| s.step(true)),
+                        |b| b.iter(|| s.step_soa(true)),
                     );
                 }
             }
             let mut p = Poses::new(shape, n);
-            g.bench_function("local-to-model", |b| b.iter(|| p.l2m()));
-            g.bench_function("blend-2", |b| b.iter(|| p.blend()));
+            g.bench_function("local-to-model", |b| b.iter(|| p.l2m_soa()));
+            g.bench_function("local-to-model-transforms", |b| b.iter(|| p.l2m()));
+            g.bench_function("blend-2", |b| b.iter(|| p.blend_soa()));
+            g.bench_function("blend-2-transforms", |b| b.iter(|| p.blend()));
             g.bench_function("palette-4x3", |b| b.iter(|| p.palette()));
             g.finish();
         }
@@ -568,6 +693,19 @@ fn summary() {
             target,
             Box::new(move |shape, n| {
                 let mut s = Sampler::new(clip(&skeleton(shape, n), interp, shared, 7));
+                per_element(n, || s.step_soa(seek))
+            }),
+        );
+    }
+    for (name, seek) in [
+        ("sample LINEAR, cached, transforms", false),
+        ("sample LINEAR, random seek, transforms", true),
+    ] {
+        joint_row(
+            name,
+            None,
+            Box::new(move |shape, n| {
+                let mut s = Sampler::new(clip(&skeleton(shape, n), Interpolation::Linear, true, 7));
                 per_element(n, || s.step(seek))
             }),
         );
@@ -575,6 +713,14 @@ fn summary() {
     joint_row(
         "local-to-model",
         Some(4.0),
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.l2m_soa())
+        }),
+    );
+    joint_row(
+        "local-to-model, transforms",
+        None,
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
             per_element(n, || p.l2m())
@@ -585,17 +731,33 @@ fn summary() {
         Some(2.0),
         Box::new(|shape, n| {
             let mut p = Poses::new(shape, n);
-            per_element(n, || p.blend())
-        }),
-    );
-    joint_row(
-        "two-layer blend, SoA poses",
-        None,
-        Box::new(|shape, n| {
-            let mut p = Poses::new(shape, n);
             per_element(n, || p.blend_soa())
         }),
     );
+    joint_row(
+        "two-layer blend, transforms",
+        None,
+        Box::new(|shape, n| {
+            let mut p = Poses::new(shape, n);
+            per_element(n, || p.blend())
+        }),
+    );
+    for (name, soa) in [
+        ("frame (sample two clips, blend, local-to-model)", true),
+        (
+            "frame (sample two clips, blend, local-to-model), transforms",
+            false,
+        ),
+    ] {
+        joint_row(
+            name,
+            None,
+            Box::new(move |shape, n| {
+                let mut f = Frame::new(shape, n);
+                per_element(n, || f.step(soa))
+            }),
+        );
+    }
     joint_row(
         "palette (skin matrices + 4x3)",
         None,

@@ -2,7 +2,8 @@ use glam::Affine3A;
 
 #[cfg(target_arch = "x86_64")]
 use super::simd::Tier;
-use super::{AnimError, Skeleton, Transform, NO_PARENT};
+use super::soa::PoseRead;
+use super::{AnimError, Skeleton, SoaPose, Transform, NO_PARENT};
 
 /// Local-to-model: `model[i] = model[parent[i]] * local[i]`, roots taking
 /// `root * local[i]`. One forward pass over the flat arrays.
@@ -37,28 +38,13 @@ impl<'a> LocalToModelJob<'a> {
     }
 
     pub fn validate(&self) -> Result<(), AnimError> {
-        let n = self.skeleton.len();
-        if self.locals.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "local transforms",
-                expected: n,
-                got: self.locals.len(),
-            });
-        }
-        if self.models.len() != n {
-            return Err(AnimError::LengthMismatch {
-                what: "model matrices",
-                expected: n,
-                got: self.models.len(),
-            });
-        }
-        if self.from > self.to || self.to > n {
-            return Err(AnimError::InvalidJob(format!(
-                "local-to-model range {}..{} outside 0..{n}",
-                self.from, self.to
-            )));
-        }
-        Ok(())
+        validate_job(
+            self.skeleton,
+            self.locals.len(),
+            self.models.len(),
+            self.from,
+            self.to,
+        )
     }
 
     pub fn run(self) -> Result<(), AnimError> {
@@ -95,18 +81,149 @@ impl<'a> LocalToModelJob<'a> {
     }
 
     /// The definition the fast path is tested against.
-    #[allow(clippy::needless_range_loop)]
     pub(crate) fn run_scalar(self) {
-        let parents = &self.skeleton.parents()[..self.to];
-        for i in self.from..self.to {
-            let local = self.locals[i].to_affine();
-            let p = parents[i];
-            self.models[i] = if p == NO_PARENT {
-                self.root * local
-            } else {
-                self.models[p as usize] * local
-            };
+        run_scalar(
+            self.skeleton,
+            self.locals,
+            &self.root,
+            self.from,
+            self.to,
+            self.models,
+        );
+    }
+}
+
+/// [`LocalToModelJob`] reading a pose in structure-of-arrays form
+/// ([`SoaPose`]): the same checks and results. A block of eight joints'
+/// local matrices is built from the pose's rows as they are (the slice job
+/// first transposes eight transforms), when the range starts on a block
+/// (`from` a multiple of eight, as in a full update).
+pub struct SoaLocalToModelJob<'a> {
+    pub skeleton: &'a Skeleton,
+    pub locals: &'a SoaPose,
+    pub root: Affine3A,
+    pub from: usize,
+    pub to: usize,
+    pub models: &'a mut [Affine3A],
+}
+
+impl<'a> SoaLocalToModelJob<'a> {
+    /// The whole skeleton with an identity root.
+    pub fn full(skeleton: &'a Skeleton, locals: &'a SoaPose, models: &'a mut [Affine3A]) -> Self {
+        Self {
+            skeleton,
+            locals,
+            root: Affine3A::IDENTITY,
+            from: 0,
+            to: skeleton.len(),
+            models,
         }
+    }
+
+    pub fn validate(&self) -> Result<(), AnimError> {
+        validate_job(
+            self.skeleton,
+            self.locals.len(),
+            self.models.len(),
+            self.from,
+            self.to,
+        )
+    }
+
+    pub fn run(self) -> Result<(), AnimError> {
+        self.validate()?;
+        #[cfg(target_arch = "x86_64")]
+        {
+            let tier = super::simd::tier();
+            if tier > Tier::Scalar {
+                self.run_fast(tier);
+                return Ok(());
+            }
+        }
+        self.run_scalar();
+        Ok(())
+    }
+
+    /// The kernel of `tier` (which the CPU must have) on a validated job.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn run_fast(self, tier: Tier) {
+        use super::simd::x86;
+        if tier == Tier::Scalar {
+            return self.run_scalar();
+        }
+        let (p, l, r) = (self.skeleton.parents(), self.locals.blocks(), &self.root);
+        let (from, to, m) = (self.from, self.to, self.models);
+        // SAFETY: the caller checked the tier and validate() (the pose has
+        // a block for every eight joints); a Skeleton guarantees
+        // parents[i] < i.
+        unsafe {
+            match tier {
+                Tier::Avx512 => x86::local_to_model_avx512(p, l, r, from, to, m),
+                _ => x86::local_to_model(p, l, r, from, to, m),
+            }
+        }
+    }
+
+    pub(crate) fn run_scalar(self) {
+        run_scalar(
+            self.skeleton,
+            self.locals,
+            &self.root,
+            self.from,
+            self.to,
+            self.models,
+        );
+    }
+}
+
+fn validate_job(
+    skeleton: &Skeleton,
+    locals: usize,
+    models: usize,
+    from: usize,
+    to: usize,
+) -> Result<(), AnimError> {
+    let n = skeleton.len();
+    if locals != n {
+        return Err(AnimError::LengthMismatch {
+            what: "local transforms",
+            expected: n,
+            got: locals,
+        });
+    }
+    if models != n {
+        return Err(AnimError::LengthMismatch {
+            what: "model matrices",
+            expected: n,
+            got: models,
+        });
+    }
+    if from > to || to > n {
+        return Err(AnimError::InvalidJob(format!(
+            "local-to-model range {from}..{to} outside 0..{n}"
+        )));
+    }
+    Ok(())
+}
+
+/// `model[i] = model[parent[i]] * local[i]` one joint at a time.
+fn run_scalar<L: PoseRead + ?Sized>(
+    skeleton: &Skeleton,
+    locals: &L,
+    root: &Affine3A,
+    from: usize,
+    to: usize,
+    models: &mut [Affine3A],
+) {
+    let parents = &skeleton.parents()[..to];
+    for i in from..to {
+        let local = locals.at(i).to_affine();
+        let p = parents[i];
+        models[i] = if p == NO_PARENT {
+            *root * local
+        } else {
+            models[p as usize] * local
+        };
     }
 }
 
@@ -153,8 +270,15 @@ mod tests {
                         ),
                     })
                     .collect();
+                let soa = SoaPose::from_transforms(&locals);
                 let root = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::X);
-                for (from, to) in [(0, n), (n / 2, n), (n / 3, n / 2 + 1)] {
+                for (from, to) in [
+                    (0, n),
+                    (n / 2, n),
+                    (n / 3, n / 2 + 1),
+                    (n / 8 * 8, n),
+                    (8.min(n), n),
+                ] {
                     let mut want = vec![Affine3A::IDENTITY; n];
                     LocalToModelJob {
                         skeleton: &s,
@@ -197,6 +321,54 @@ mod tests {
                             assert!(
                                 got[i].abs_diff_eq(want[i], 1e-4),
                                 "{tier:?} n {n} shape {shape} joint {i}"
+                            );
+                        }
+                        // The same from a SoA pose (its scalar path with
+                        // the job's own choice).
+                        let mut got = want.clone();
+                        for m in &mut got[from..to] {
+                            *m = Affine3A::ZERO;
+                        }
+                        let job = SoaLocalToModelJob {
+                            skeleton: &s,
+                            locals: &soa,
+                            root,
+                            from,
+                            to,
+                            models: &mut got,
+                        };
+                        match tier {
+                            None => {
+                                let mut scalar = want.clone();
+                                for m in &mut scalar[from..to] {
+                                    *m = Affine3A::ZERO;
+                                }
+                                SoaLocalToModelJob {
+                                    skeleton: &s,
+                                    locals: &soa,
+                                    root,
+                                    from,
+                                    to,
+                                    models: &mut scalar,
+                                }
+                                .run_scalar();
+                                for i in 0..n {
+                                    assert!(scalar[i].abs_diff_eq(want[i], 1e-4), "soa scalar {i}");
+                                }
+                                job.run().unwrap()
+                            }
+                            #[cfg(target_arch = "x86_64")]
+                            Some(t) => {
+                                job.validate().unwrap();
+                                job.run_fast(t);
+                            }
+                            #[cfg(not(target_arch = "x86_64"))]
+                            Some(_) => unreachable!(),
+                        }
+                        for i in 0..n {
+                            assert!(
+                                got[i].abs_diff_eq(want[i], 1e-4),
+                                "soa {tier:?} n {n} shape {shape} joint {i} range {from}..{to}"
                             );
                         }
                     }

@@ -37,14 +37,14 @@ pub use blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBl
 pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use error::AnimError;
-pub use local_to_model::LocalToModelJob;
+pub use local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use palette::{
     dual_quat_of, encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation,
     polar_rotation, quat_translation_of, Affine4x3, DualQuat, PaletteHierarchy, PaletteReport,
     QuatTranslation, SCALE_TOLERANCE,
 };
 pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
-pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob};
+pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamplingJob};
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::{PaletteSkin, Skin};
 pub use skinning::{

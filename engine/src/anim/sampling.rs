@@ -2,8 +2,9 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
+use super::soa::PoseSink;
 use super::timelines::locate_all;
-use super::{AnimError, Clip, Interpolation, Transform};
+use super::{AnimError, Clip, Interpolation, SoaPose, Transform};
 
 /// What happens past the clip's end.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,58 +90,95 @@ pub struct SamplingJob<'a> {
 
 impl SamplingJob<'_> {
     pub fn validate(&self) -> Result<(), AnimError> {
-        if self.output.len() != self.clip.joint_count() {
-            return Err(AnimError::LengthMismatch {
-                what: "sampled transforms",
-                expected: self.clip.joint_count(),
-                got: self.output.len(),
-            });
-        }
-        if !self.time.is_finite() {
-            return Err(AnimError::InvalidJob(format!(
-                "sampling time {}",
-                self.time
-            )));
-        }
-        Ok(())
+        validate_job(self.clip, self.time, self.output.len())
     }
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
-        let clip = self.clip;
-        let ctx = self.context;
-        ctx.fit(clip);
-        let t = self.mode.wrap(self.time, clip.duration());
-        let looping = self.mode == PlaybackMode::Loop;
-        let out = self.output;
-        for &j in &clip.rest_joints {
-            out[j as usize] = clip.rest[j as usize];
-        }
-        let (iv, fr) = (&mut ctx.interval, &mut ctx.fraction);
-        locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
-        for b in &clip.vec3_batches {
-            let (i, u) = (iv[b.timeline], fr[b.timeline]);
-            sample_vec3(b, i as usize, u, out);
-        }
-        for b in &clip.quat_batches {
-            let (i, u) = (iv[b.timeline], fr[b.timeline]);
-            let last = clip.timelines.key_count(b.timeline) - 2;
-            sample_quat(b, i as usize, u, looping, last, out);
-        }
-        sample_solo(clip, iv, fr, looping, out);
-        for b in &clip.matrix_batches {
-            let (i, u) = (iv[b.timeline], fr[b.timeline]);
-            sample_matrix(b, i as usize, u, out);
-        }
+        sample_into(self.clip, self.context, self.time, self.mode, self.output);
         Ok(())
     }
 }
 
+/// [`SamplingJob`] into a pose in structure-of-arrays form ([`SoaPose`]):
+/// the same inputs, checks and results. Rotations sampled eight tracks at
+/// a time are stored as whole rows where the eight are one block's joints
+/// (joints `8k..8k + 8`, as a clip built from a skeleton's tracks in
+/// joint order has them), with no transpose.
+pub struct SoaSamplingJob<'a> {
+    pub clip: &'a Clip,
+    pub context: &'a mut SamplingContext,
+    /// Seconds from the clip's start, before wrapping or clamping.
+    pub time: f32,
+    pub mode: PlaybackMode,
+    /// As many joints as the clip's skeleton.
+    pub output: &'a mut SoaPose,
+}
+
+impl SoaSamplingJob<'_> {
+    pub fn validate(&self) -> Result<(), AnimError> {
+        validate_job(self.clip, self.time, self.output.len())
+    }
+
+    pub fn run(self) -> Result<(), AnimError> {
+        self.validate()?;
+        sample_into(self.clip, self.context, self.time, self.mode, self.output);
+        self.output.reset_spare_lanes();
+        Ok(())
+    }
+}
+
+fn validate_job(clip: &Clip, time: f32, joints: usize) -> Result<(), AnimError> {
+    if joints != clip.joint_count() {
+        return Err(AnimError::LengthMismatch {
+            what: "sampled transforms",
+            expected: clip.joint_count(),
+            got: joints,
+        });
+    }
+    if !time.is_finite() {
+        return Err(AnimError::InvalidJob(format!("sampling time {time}")));
+    }
+    Ok(())
+}
+
+/// The sampling itself, on a validated job.
+fn sample_into<P: PoseSink + ?Sized>(
+    clip: &Clip,
+    ctx: &mut SamplingContext,
+    time: f32,
+    mode: PlaybackMode,
+    out: &mut P,
+) {
+    ctx.fit(clip);
+    let t = mode.wrap(time, clip.duration());
+    let looping = mode == PlaybackMode::Loop;
+    for &j in &clip.rest_joints {
+        out.set_transform(j as usize, &clip.rest[j as usize]);
+    }
+    let (iv, fr) = (&mut ctx.interval, &mut ctx.fraction);
+    locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
+    for b in &clip.vec3_batches {
+        let (i, u) = (iv[b.timeline], fr[b.timeline]);
+        sample_vec3(b, i as usize, u, out);
+    }
+    for b in &clip.quat_batches {
+        let (i, u) = (iv[b.timeline], fr[b.timeline]);
+        let last = clip.timelines.key_count(b.timeline) - 2;
+        sample_quat(b, i as usize, u, looping, last, out);
+    }
+    sample_solo(clip, iv, fr, looping, out);
+    for b in &clip.matrix_batches {
+        let (i, u) = (iv[b.timeline], fr[b.timeline]);
+        sample_matrix(b, i as usize, u, out);
+    }
+}
+
 #[inline(always)]
-fn set_vec3(out: &mut Transform, field: Vec3Field, v: Vec3) {
+fn set_vec3<P: PoseSink + ?Sized>(out: &mut P, j: usize, field: Vec3Field, v: Vec3) {
     match field {
-        Vec3Field::Translation => out.translation = v,
-        Vec3Field::Scale => out.scale = v,
+        Vec3Field::Translation => out.set_translation(j, v),
+        Vec3Field::Scale => out.set_scale(j, v),
     }
 }
 
@@ -148,7 +186,14 @@ fn set_vec3(out: &mut Transform, field: Vec3Field, v: Vec3) {
 /// floats, three a track), a chunk of tracks at a time (a loop the
 /// compiler vectorises), each result handed to its joint.
 #[inline(always)]
-fn lerp_rows(joints: &[u16], f: Vec3Field, k0: &[f32], k1: &[f32], u: f32, out: &mut [Transform]) {
+fn lerp_rows<P: PoseSink + ?Sized>(
+    joints: &[u16],
+    f: Vec3Field,
+    k0: &[f32],
+    k1: &[f32],
+    u: f32,
+    out: &mut P,
+) {
     let (w0, w1) = (1.0 - u, u);
     const CHUNK: usize = 32;
     let mut mixed = [0.0f32; CHUNK * 3];
@@ -161,7 +206,7 @@ fn lerp_rows(joints: &[u16], f: Vec3Field, k0: &[f32], k1: &[f32], u: f32, out: 
             *m = a * w0 + z * w1;
         }
         for (&j, v) in joints.iter().zip(mixed.chunks_exact(3)) {
-            set_vec3(&mut out[j as usize], f, Vec3::new(v[0], v[1], v[2]));
+            set_vec3(out, j as usize, f, Vec3::new(v[0], v[1], v[2]));
         }
     }
 }
@@ -172,18 +217,18 @@ fn lerp_rows(joints: &[u16], f: Vec3Field, k0: &[f32], k1: &[f32], u: f32, out: 
 /// The CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn lerp_rows_avx2(
+unsafe fn lerp_rows_avx2<P: PoseSink + ?Sized>(
     joints: &[u16],
     f: Vec3Field,
     k0: &[f32],
     k1: &[f32],
     u: f32,
-    out: &mut [Transform],
+    out: &mut P,
 ) {
     lerp_rows(joints, f, k0, k1, u, out)
 }
 
-fn sample_vec3(b: &Vec3Batch, i: usize, u: f32, out: &mut [Transform]) {
+fn sample_vec3<P: PoseSink + ?Sized>(b: &Vec3Batch, i: usize, u: f32, out: &mut P) {
     let nt = b.joints.len();
     let f = b.field;
     match b.interpolation {
@@ -207,14 +252,14 @@ fn sample_vec3(b: &Vec3Batch, i: usize, u: f32, out: &mut [Transform]) {
             let k = if next { i + 1 } else { i };
             let keys = &b.data[k * nt..(k + 1) * nt];
             for (&j, &v) in b.joints.iter().zip(keys) {
-                set_vec3(&mut out[j as usize], f, v);
+                set_vec3(out, j as usize, f, v);
             }
         }
         Interpolation::CubicSpline => {
             let coeffs = &b.data[i * nt * 4..(i + 1) * nt * 4];
             for (&j, c) in b.joints.iter().zip(coeffs.chunks_exact(4)) {
                 let v = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
-                set_vec3(&mut out[j as usize], f, v);
+                set_vec3(out, j as usize, f, v);
             }
         }
     }
@@ -250,7 +295,14 @@ pub(crate) fn squad_span(s: &SquadSpan, u: f32) -> Quat {
     Quat::from_vec4(p * (s.x * inv) + r * (s.y * inv))
 }
 
-fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out: &mut [Transform]) {
+fn sample_quat<P: PoseSink + ?Sized>(
+    b: &QuatBatch,
+    i: usize,
+    u: f32,
+    looping: bool,
+    last: usize,
+    out: &mut P,
+) {
     let nt = b.joints.len();
     match b.interpolation {
         Interpolation::Linear => {
@@ -285,7 +337,10 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
                 let (g, lane) = (t / 8, t % 8);
                 let (theta, inv) = (an[g * 2][lane], an[g * 2 + 1][lane]);
                 let (q0, q1) = (quat(k0, g, lane), quat(k1, g, lane));
-                out[j as usize].rotation = Quat::from_vec4(fixed_slerp(q0, q1, theta, inv, u));
+                out.set_rotation(
+                    j as usize,
+                    Quat::from_vec4(fixed_slerp(q0, q1, theta, inv, u)),
+                );
             }
         }
         Interpolation::Step | Interpolation::Nearest => {
@@ -296,7 +351,7 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
             };
             let k = if next { i + 1 } else { i };
             for (&j, &q) in b.joints.iter().zip(&b.keys[k * nt..(k + 1) * nt]) {
-                out[j as usize].rotation = q;
+                out.set_rotation(j as usize, q);
             }
         }
         Interpolation::Squad => {
@@ -325,7 +380,7 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
                 &b.squad[i * nt..(i + 1) * nt]
             };
             for (&j, s) in b.joints.iter().zip(spans) {
-                out[j as usize].rotation = squad_span(s, u);
+                out.set_rotation(j as usize, squad_span(s, u));
             }
         }
         Interpolation::CubicSpline => {
@@ -333,14 +388,20 @@ fn sample_quat(b: &QuatBatch, i: usize, u: f32, looping: bool, last: usize, out:
             for (&j, c) in b.joints.iter().zip(coeffs.chunks_exact(4)) {
                 let v = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
                 // glTF: rotations are normalised after the spline.
-                out[j as usize].rotation = Quat::from_vec4(v.normalize_or(Vec4::W));
+                out.set_rotation(j as usize, Quat::from_vec4(v.normalize_or(Vec4::W)));
             }
         }
     }
 }
 
 /// Tracks in the solo layout, each with its own timeline's interval.
-fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
+fn sample_solo<P: PoseSink + ?Sized>(
+    clip: &Clip,
+    iv: &[u32],
+    fr: &[f32],
+    looping: bool,
+    out: &mut P,
+) {
     #[cfg(target_arch = "x86_64")]
     if super::simd::avx2_fma() {
         // SAFETY: the CPU has AVX2 and FMA; the clip was built whole and
@@ -356,14 +417,20 @@ fn sample_solo(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Tr
 
 /// [`sample_solo`] a track at a time: the definition the AVX2 path is
 /// tested against.
-fn sample_solo_scalar(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &mut [Transform]) {
+fn sample_solo_scalar<P: PoseSink + ?Sized>(
+    clip: &Clip,
+    iv: &[u32],
+    fr: &[f32],
+    looping: bool,
+    out: &mut P,
+) {
     let s = &clip.solo_vec3;
     for k in 0..s.joints.len() {
         let tl = s.timelines[k] as usize;
         let (i, u) = (iv[tl], fr[tl]);
         let at = s.offsets[k] as usize + i as usize;
         let v = s.keys[at] * (1.0 - u) + s.keys[at + 1] * u;
-        set_vec3(&mut out[s.joints[k] as usize], s.fields[k], v);
+        set_vec3(out, s.joints[k] as usize, s.fields[k], v);
     }
     let s = &clip.solo_quat;
     for k in 0..s.joints.len() {
@@ -377,7 +444,7 @@ fn sample_solo_scalar(clip: &Clip, iv: &[u32], fr: &[f32], looping: bool, out: &
             let [theta, inv] = s.angles[b];
             Quat::from_vec4(fixed_slerp(s.keys[a], s.keys[a + 1], theta, inv, u))
         };
-        out[s.joints[k] as usize].rotation = q;
+        out.set_rotation(s.joints[k] as usize, q);
     }
 }
 
@@ -405,12 +472,12 @@ fn solo_squad_span(clip: &Clip, k: usize, i: usize, looping: bool) -> &SquadSpan
 /// As [`sample_solo_avx2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn sample_solo_squad_avx2(
+unsafe fn sample_solo_squad_avx2<P: PoseSink + ?Sized>(
     clip: &Clip,
     iv: &[u32],
     fr: &[f32],
     looping: bool,
-    out: &mut [Transform],
+    out: &mut P,
 ) {
     let s = &clip.solo_quat;
     let n = s.joints.len();
@@ -444,7 +511,7 @@ unsafe fn sample_solo_squad_avx2(
 /// writes them) and `out` one transform per joint.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Transform]) {
+unsafe fn sample_solo_avx2<P: PoseSink + ?Sized>(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut P) {
     use std::arch::x86_64::*;
     use std::mem::offset_of;
     let s = &clip.solo_vec3;
@@ -453,9 +520,15 @@ unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Trans
         offset_of!(Transform, scale),
     );
     let keys = s.keys.as_ptr() as *const f32;
-    let op = out.as_mut_ptr() as *mut u8;
+    debug_assert!(
+        P::SOA
+            || s.joints
+                .iter()
+                .all(|&j| (j as usize) < out.as_transforms().len())
+    );
+    // Transforms only: a SoaPose's joints are set one by one below.
+    let op = out.as_transforms().as_mut_ptr() as *mut u8;
     let size = std::mem::size_of::<Transform>();
-    debug_assert!(s.joints.iter().all(|&j| (j as usize) < out.len()));
     for k in 0..s.joints.len() {
         // SAFETY (the block): built so: every index below is inside its
         // array, keys `at` and `at + 1` are a track's (the padding key
@@ -476,6 +549,17 @@ unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Trans
                 t_at
             };
             let j = *s.joints.get_unchecked(k) as usize;
+            if P::SOA {
+                let mut v = [0.0f32; 4];
+                _mm_storeu_ps(v.as_mut_ptr(), r);
+                set_vec3(
+                    out,
+                    j,
+                    *s.fields.get_unchecked(k),
+                    Vec3::new(v[0], v[1], v[2]),
+                );
+                continue;
+            }
             let dst = op.add(j * size + field) as *mut f32;
             _mm_store_sd(dst as *mut f64, _mm_castps_pd(r));
             _mm_store_ss(dst.add(2), _mm_movehl_ps(r, r));
@@ -509,7 +593,7 @@ unsafe fn sample_solo_avx2(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut [Trans
     }
 }
 
-fn sample_matrix(b: &MatrixBatch, i: usize, u: f32, out: &mut [Transform]) {
+fn sample_matrix<P: PoseSink + ?Sized>(b: &MatrixBatch, i: usize, u: f32, out: &mut P) {
     let nt = b.joints.len();
     // Seed 003: `iKey = (0.5 < fLerpValue) ? dwp3 : dwp2`.
     let next = if b.interpolation == Interpolation::Step {
@@ -519,7 +603,7 @@ fn sample_matrix(b: &MatrixBatch, i: usize, u: f32, out: &mut [Transform]) {
     };
     let k = if next { i + 1 } else { i };
     for (&j, v) in b.joints.iter().zip(&b.keys[k * nt..(k + 1) * nt]) {
-        out[j as usize] = *v;
+        out.set_transform(j as usize, v);
     }
 }
 
@@ -565,6 +649,21 @@ impl Playback {
             self.time %= clip.duration();
         }
         SamplingJob {
+            clip,
+            context: &mut self.context,
+            time: self.start + self.time,
+            mode: self.mode,
+            output,
+        }
+        .run()
+    }
+
+    /// [`sample`](Self::sample) into a pose in structure-of-arrays form.
+    pub fn sample_soa(&mut self, clip: &Clip, output: &mut SoaPose) -> Result<(), AnimError> {
+        if self.mode == PlaybackMode::Loop && clip.duration() > 0.0 {
+            self.time %= clip.duration();
+        }
+        SoaSamplingJob {
             clip,
             context: &mut self.context,
             time: self.start + self.time,
@@ -956,11 +1055,11 @@ mod tests {
             locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
             let mut want = vec![Transform::IDENTITY; n];
             let mut got = want.clone();
-            sample_solo_scalar(&clip, iv, fr, looping, &mut want);
+            sample_solo_scalar(&clip, iv, fr, looping, &mut want[..]);
             // SAFETY: AVX2 checked; a whole clip and one transform a joint.
             unsafe {
-                sample_solo_avx2(&clip, iv, fr, &mut got);
-                sample_solo_squad_avx2(&clip, iv, fr, looping, &mut got);
+                sample_solo_avx2(&clip, iv, fr, &mut got[..]);
+                sample_solo_squad_avx2(&clip, iv, fr, looping, &mut got[..]);
             }
             for j in 0..n {
                 assert_eq!(got[j].translation, want[j].translation, "t {t} joint {j}");
@@ -983,6 +1082,134 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A clip of `n` joints whose rotation tracks take `interp(j)`
+    /// (`None`: no tracks at all, the joint keeps its bind pose).
+    fn mixed_clip(n: usize, interp: impl Fn(usize) -> Option<Interpolation>) -> Clip {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let times: Vec<f32> = (0..12).map(|k| k as f32 / 11.0).collect();
+        let tracks = (0..n)
+            .filter_map(|j| {
+                let ip = interp(j)?;
+                let mut t = RawJointTrack::new(j);
+                t.translation = RawTrack::new(
+                    Interpolation::Linear,
+                    times.clone(),
+                    times
+                        .iter()
+                        .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
+                        .collect(),
+                );
+                t.rotation = RawTrack::new(ip, times.clone(), random_keys(12, 100 + j as u64));
+                t.scale = RawTrack::new(
+                    Interpolation::Step,
+                    times.clone(),
+                    times
+                        .iter()
+                        .map(|_| Vec3::splat(rng.gen_range(0.5..2.0)))
+                        .collect(),
+                );
+                Some(t)
+            })
+            .collect();
+        let raw = RawClip {
+            name: "mixed".into(),
+            duration: 1.0,
+            tracks,
+        };
+        let names = (0..n).map(|i| format!("j{i}")).collect();
+        let parents: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let bind: Vec<Transform> = (0..n)
+            .map(|i| {
+                Transform::from_translation_rotation(
+                    Vec3::X * i as f32,
+                    Quat::from_rotation_z(0.1 * i as f32),
+                )
+            })
+            .collect();
+        let (sk, _) = Skeleton::new(names, &parents, bind).unwrap();
+        Clip::build(&raw, &sk).unwrap()
+    }
+
+    /// Sampling into a SoaPose gives the same transforms, bit for bit, as
+    /// sampling into a slice: whole blocks of linear rotations (row
+    /// stores), scattered ones (lane stores), SQUAD, step, solo tracks
+    /// (unshared key times), joints with no tracks; the spare lanes stay
+    /// identity.
+    #[test]
+    fn soa_sampling_matches_transforms() {
+        let mut clips: Vec<(String, Clip)> = Vec::new();
+        for n in [1usize, 8, 13, 21, 64] {
+            for shared in [true, false] {
+                clips.push((format!("big {n} {shared}"), big_clip(n, shared)));
+            }
+            clips.push((
+                format!("linear {n}"),
+                mixed_clip(n, |_| Some(Interpolation::Linear)),
+            ));
+            clips.push((
+                format!("mixed {n}"),
+                mixed_clip(n, |j| match j % 5 {
+                    0 => Some(Interpolation::Linear),
+                    1 => Some(Interpolation::Squad),
+                    2 => Some(Interpolation::Step),
+                    3 => None,
+                    _ => Some(Interpolation::Linear),
+                }),
+            ));
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(18);
+        for (name, clip) in &clips {
+            let n = clip.joint_count();
+            let mut ctx = SamplingContext::new(clip);
+            let mut soa = SoaPose::identity(n);
+            if let Some(b) = soa.blocks_mut().last_mut() {
+                b.rotation[0] = [5.0; 8];
+            }
+            for k in 0..25 {
+                let t = if k < 3 {
+                    k as f32 * 0.5
+                } else {
+                    rng.gen_range(-0.5..1.5)
+                };
+                for mode in [PlaybackMode::Loop, PlaybackMode::Clamp] {
+                    let want = sample(clip, t, mode);
+                    SoaSamplingJob {
+                        clip,
+                        context: &mut ctx,
+                        time: t,
+                        mode,
+                        output: &mut soa,
+                    }
+                    .run()
+                    .unwrap();
+                    assert_eq!(soa.to_vec(), want, "{name} t {t} {mode:?}");
+                    let last = soa.blocks().last().unwrap();
+                    for lane in n % 8..if n % 8 == 0 { 0 } else { 8 } {
+                        assert_eq!(last.get(lane), Transform::IDENTITY, "{name} lane {lane}");
+                    }
+                }
+            }
+        }
+        // Its checks are the slice job's.
+        let clip = &clips[0].1;
+        let mut ctx = SamplingContext::new(clip);
+        let mut wrong = SoaPose::identity(clip.joint_count() + 1);
+        let job = |output: &mut SoaPose, time: f32, ctx: &mut SamplingContext| {
+            SoaSamplingJob {
+                clip,
+                context: ctx,
+                time,
+                mode: PlaybackMode::Loop,
+                output,
+            }
+            .run()
+        };
+        assert!(job(&mut wrong, 0.0, &mut ctx).is_err());
+        let mut right = SoaPose::identity(clip.joint_count());
+        assert!(job(&mut right, f32::NAN, &mut ctx).is_err());
+        assert!(job(&mut right, 0.25, &mut ctx).is_ok());
     }
 
     #[test]

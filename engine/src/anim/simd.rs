@@ -91,6 +91,7 @@ pub(crate) mod x86 {
     use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
+    use crate::anim::soa::PoseSink;
     use crate::anim::{Affine4x3, DualQuat, SoaTransforms8, Transform, NO_PARENT};
 
     /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
@@ -1076,7 +1077,7 @@ pub(crate) mod x86 {
     /// `m[k][v]` is element k (column-major 3x3: c0.xyz, c1.xyz, c2.xyz) of
     /// joint v's `R(q) * diag(s)`.
     #[repr(C, align(32))]
-    struct Locals([[f32; 8]; 9]);
+    pub(crate) struct Locals([[f32; 8]; 9]);
 
     #[inline(always)]
     unsafe fn locals8(locals: &[Transform], base: usize, out: &mut Locals) {
@@ -1089,6 +1090,29 @@ pub(crate) mod x86 {
             let sc = |v: usize| _mm_maskload_ps(&locals.get_unchecked(base + v).scale.x, mask);
             let sl = |v: usize| _mm256_set_m128(sc(v + 4), sc(v));
             let (sx, sy, sz) = soa3_from(sl(0), sl(1), sl(2), sl(3));
+            locals8_from([x, y, z, w], [sx, sy, sz], out);
+        }
+    }
+
+    /// [`locals8`] from a SoA block: its rows as they are.
+    #[inline(always)]
+    unsafe fn locals8_soa(b: &SoaTransforms8, out: &mut Locals) {
+        unsafe {
+            let ld = |r: &[f32; 8]| _mm256_load_ps(r.as_ptr());
+            let q = [
+                ld(&b.rotation[0]),
+                ld(&b.rotation[1]),
+                ld(&b.rotation[2]),
+                ld(&b.rotation[3]),
+            ];
+            locals8_from(q, [ld(&b.scale[0]), ld(&b.scale[1]), ld(&b.scale[2])], out);
+        }
+    }
+
+    /// `R(q) * diag(s)` of eight joints given as x, y, z, w and scale rows.
+    #[inline(always)]
+    unsafe fn locals8_from([x, y, z, w]: [__m256; 4], [sx, sy, sz]: [__m256; 3], out: &mut Locals) {
+        unsafe {
             let two = _mm256_set1_ps(2.0);
             let one = _mm256_set1_ps(1.0);
             let (x2, y2, z2) = (
@@ -1134,27 +1158,73 @@ pub(crate) mod x86 {
         }
     }
 
-    /// The local matrices of joints `base..` (at most eight) into `block`.
-    #[inline(always)]
-    unsafe fn fill_locals(locals: &[Transform], base: usize, to: usize, block: &mut Locals) {
-        unsafe {
-            let count = (to - base).min(8);
-            if count == 8 {
-                locals8(locals, base, block);
-                return;
-            }
-            for v in 0..count {
-                let t = locals.get_unchecked(base + v);
-                let m = Mat3A::from_quat(t.rotation);
-                let c = [
-                    m.x_axis * t.scale.x,
-                    m.y_axis * t.scale.y,
-                    m.z_axis * t.scale.z,
-                ];
-                for k in 0..9 {
-                    block.0[k][v] = c[k / 3][k % 3];
+    /// Where local-to-model reads its local transforms: a slice, or a
+    /// SoA pose's blocks.
+    pub(crate) trait LocalPose {
+        /// The local matrices of joints `base..` (at most eight, `base` a
+        /// multiple of eight past `from`) into `block`.
+        unsafe fn fill(&self, base: usize, to: usize, block: &mut Locals);
+        /// Joint `i`'s translation's x, y and z.
+        unsafe fn translation(&self, i: usize) -> [*const f32; 3];
+    }
+
+    impl LocalPose for [Transform] {
+        #[inline(always)]
+        unsafe fn fill(&self, base: usize, to: usize, block: &mut Locals) {
+            unsafe {
+                if to - base >= 8 {
+                    return locals8(self, base, block);
+                }
+                for v in 0..to - base {
+                    local_lane(self.get_unchecked(base + v), v, block);
                 }
             }
+        }
+        #[inline(always)]
+        unsafe fn translation(&self, i: usize) -> [*const f32; 3] {
+            unsafe {
+                let t = &self.get_unchecked(i).translation;
+                [&t.x, &t.y, &t.z]
+            }
+        }
+    }
+
+    impl LocalPose for [SoaTransforms8] {
+        #[inline(always)]
+        unsafe fn fill(&self, base: usize, to: usize, block: &mut Locals) {
+            unsafe {
+                // Blocks of eight from a whole block of the pose when
+                // `base` is on one (a full update); else lane by lane.
+                if to - base >= 8 && base.is_multiple_of(8) {
+                    return locals8_soa(self.get_unchecked(base / 8), block);
+                }
+                for v in 0..(to - base).min(8) {
+                    let j = base + v;
+                    local_lane(&self.get_unchecked(j / 8).get(j % 8), v, block);
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn translation(&self, i: usize) -> [*const f32; 3] {
+            unsafe {
+                let t = &self.get_unchecked(i / 8).translation;
+                let l = i % 8;
+                [&t[0][l], &t[1][l], &t[2][l]]
+            }
+        }
+    }
+
+    /// One joint's local matrix into lane `v` of `block`.
+    #[inline(always)]
+    fn local_lane(t: &Transform, v: usize, block: &mut Locals) {
+        let m = Mat3A::from_quat(t.rotation);
+        let c = [
+            m.x_axis * t.scale.x,
+            m.y_axis * t.scale.y,
+            m.z_axis * t.scale.z,
+        ];
+        for k in 0..9 {
+            block.0[k][v] = c[k / 3][k % 3];
         }
     }
 
@@ -1175,7 +1245,7 @@ pub(crate) mod x86 {
         (p0, p1, p2, pt): Columns,
         block: &Locals,
         v: usize,
-        t: &Vec3,
+        [tx, ty, tz]: [*const f32; 3],
     ) -> Columns {
         unsafe {
             let b = |k: usize| _mm_broadcast_ss(block.0.get_unchecked(k).get_unchecked(v));
@@ -1187,9 +1257,9 @@ pub(crate) mod x86 {
                 )
             };
             let (tx, ty, tz) = (
-                _mm_broadcast_ss(&t.x),
-                _mm_broadcast_ss(&t.y),
-                _mm_broadcast_ss(&t.z),
+                _mm_broadcast_ss(&*tx),
+                _mm_broadcast_ss(&*ty),
+                _mm_broadcast_ss(&*tz),
             );
             let ct = if SPLIT_T {
                 _mm_add_ps(
@@ -1209,15 +1279,15 @@ pub(crate) mod x86 {
     /// The CPU has AVX2 and FMA; `LocalToModelJob::validate` passed (so
     /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn local_to_model(
+    pub unsafe fn local_to_model<L: LocalPose + ?Sized>(
         parents: &[u16],
-        locals: &[Transform],
+        locals: &L,
         root: &Affine3A,
         from: usize,
         to: usize,
         models: &mut [Affine3A],
     ) {
-        unsafe { local_to_model_body::<false>(parents, locals, root, from, to, models) }
+        unsafe { local_to_model_body::<false, L>(parents, locals, root, from, to, models) }
     }
 
     /// [`local_to_model`] compiled for AVX-512 (VL): the same code, but each
@@ -1228,21 +1298,21 @@ pub(crate) mod x86 {
     /// # Safety
     /// As [`local_to_model`], and the CPU has AVX-512 F and VL.
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    pub unsafe fn local_to_model_avx512(
+    pub unsafe fn local_to_model_avx512<L: LocalPose + ?Sized>(
         parents: &[u16],
-        locals: &[Transform],
+        locals: &L,
         root: &Affine3A,
         from: usize,
         to: usize,
         models: &mut [Affine3A],
     ) {
-        unsafe { local_to_model_body::<true>(parents, locals, root, from, to, models) }
+        unsafe { local_to_model_body::<true, L>(parents, locals, root, from, to, models) }
     }
 
     #[inline(always)]
-    unsafe fn local_to_model_body<const SPLIT_T: bool>(
+    unsafe fn local_to_model_body<const SPLIT_T: bool, L: LocalPose + ?Sized>(
         parents: &[u16],
-        locals: &[Transform],
+        locals: &L,
         root: &Affine3A,
         from: usize,
         to: usize,
@@ -1272,14 +1342,14 @@ pub(crate) mod x86 {
             let mut cur = 0;
             for (k, block) in blocks.iter_mut().enumerate().take(RING - 1) {
                 if base + 8 * k < to {
-                    fill_locals(locals, base + 8 * k, to, block);
+                    locals.fill(base + 8 * k, to, block);
                 }
             }
             while base < to {
                 let count = (to - base).min(8);
                 let ahead = base + 8 * (RING - 1);
                 if ahead < to {
-                    fill_locals(locals, ahead, to, &mut blocks[(cur + RING - 1) % RING]);
+                    locals.fill(ahead, to, &mut blocks[(cur + RING - 1) % RING]);
                 }
                 let block = &blocks[cur];
                 for v in 0..count {
@@ -1292,7 +1362,7 @@ pub(crate) mod x86 {
                     } else {
                         load(models.as_ptr().add(p as usize))
                     };
-                    let t = &locals.get_unchecked(i).translation;
+                    let t = locals.translation(i);
                     let (c0, c1, c2, ct) = joint_model::<SPLIT_T>(parent, block, v, t);
                     let o = models.as_mut_ptr().add(i) as *mut f32;
                     _mm_storeu_ps(o, c0);
@@ -1699,7 +1769,12 @@ pub(crate) mod x86 {
     /// The CPU has AVX2 and FMA; `rows.len() == SQUAD_ROWS`; every joint is
     /// inside `out`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn squad8(rows: &[[f32; 8]], u: f32, joints: &[u16], out: &mut [Transform]) {
+    pub unsafe fn squad8<P: PoseSink + ?Sized>(
+        rows: &[[f32; 8]],
+        u: f32,
+        joints: &[u16],
+        out: &mut P,
+    ) {
         unsafe {
             let l = |r: usize| _mm256_loadu_ps(rows.get_unchecked(r).as_ptr());
             let q = squad_lanes(l, _mm256_set1_ps(u));
@@ -1715,11 +1790,11 @@ pub(crate) mod x86 {
     /// The CPU has AVX2 and FMA; every joint is inside `out`; `spans` and
     /// `u` hold eight entries (spare lanes repeating a real one).
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn squad_solo8(
+    pub unsafe fn squad_solo8<P: PoseSink + ?Sized>(
         spans: &[&crate::anim::clip::SquadSpan; 8],
         u: &[f32; 8],
         joints: &[u16],
-        out: &mut [Transform],
+        out: &mut P,
     ) {
         unsafe {
             // Field `f` (q1, c, a, b, angles: 16 bytes each) of the eight
@@ -1786,8 +1861,12 @@ pub(crate) mod x86 {
     /// Writes eight quaternions given as x, y, z, w lanes into the
     /// rotations of `joints` (at most eight).
     #[inline(always)]
-    unsafe fn store_quats(q: [__m256; 4], joints: &[u16], out: &mut [Transform]) {
+    unsafe fn store_quats<P: PoseSink + ?Sized>(q: [__m256; 4], joints: &[u16], out: &mut P) {
         unsafe {
+            if P::SOA {
+                return store_quats_soa(q, joints, out.as_blocks());
+            }
+            let out = out.as_transforms();
             let xy_lo = _mm256_unpacklo_ps(q[0], q[1]);
             let xy_hi = _mm256_unpackhi_ps(q[0], q[1]);
             let zw_lo = _mm256_unpacklo_ps(q[2], q[3]);
@@ -1810,6 +1889,40 @@ pub(crate) mod x86 {
         }
     }
 
+    /// [`store_quats`] into SoA blocks: four row stores when the joints
+    /// are one whole block's (`8k..8k + 8` in order), else lane by lane.
+    #[inline(always)]
+    unsafe fn store_quats_soa(q: [__m256; 4], joints: &[u16], out: &mut [SoaTransforms8]) {
+        unsafe {
+            if joints.len() == 8 {
+                let j0 = *joints.get_unchecked(0);
+                let want = _mm_add_epi16(
+                    _mm_set1_epi16(j0 as i16),
+                    _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7),
+                );
+                let got = _mm_loadu_si128(joints.as_ptr() as *const __m128i);
+                if j0.is_multiple_of(8) && _mm_movemask_epi8(_mm_cmpeq_epi16(got, want)) == 0xFFFF {
+                    let b = out.get_unchecked_mut(j0 as usize / 8);
+                    for (c, row) in q.iter().enumerate() {
+                        _mm256_store_ps(b.rotation[c].as_mut_ptr(), *row);
+                    }
+                    return;
+                }
+            }
+            let mut rows = [[0.0f32; 8]; 4];
+            for (r, v) in rows.iter_mut().zip(q) {
+                _mm256_storeu_ps(r.as_mut_ptr(), v);
+            }
+            for (v, &j) in joints.iter().enumerate() {
+                let b = out.get_unchecked_mut(j as usize / 8);
+                let l = j as usize % 8;
+                for (dst, row) in b.rotation.iter_mut().zip(&rows) {
+                    dst[l] = row[v];
+                }
+            }
+        }
+    }
+
     /// Fixed-angle slerp of up to eight tracks from SoA key rows
     /// (`sampling::fixed_slerp` eight lanes wide).
     ///
@@ -1817,13 +1930,13 @@ pub(crate) mod x86 {
     /// The CPU has AVX2 and FMA; `k0`, `k1` have 4 rows, `angles` 2; every
     /// joint is inside `out`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn slerp8(
+    pub unsafe fn slerp8<P: PoseSink + ?Sized>(
         k0: &[[f32; 8]],
         k1: &[[f32; 8]],
         angles: &[[f32; 8]],
         u: f32,
         joints: &[u16],
-        out: &mut [Transform],
+        out: &mut P,
     ) {
         unsafe {
             let l = |r: &[[f32; 8]], i: usize| _mm256_loadu_ps(r.get_unchecked(i).as_ptr());
@@ -1862,14 +1975,14 @@ pub(crate) mod x86 {
     /// every joint is inside `out`.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    pub unsafe fn slerp_solo8(
+    pub unsafe fn slerp_solo8<P: PoseSink + ?Sized>(
         keys: &[Quat],
         at: &[usize; 8],
         theta: &[f32; 8],
         inv: &[f32; 8],
         u: &[f32; 8],
         joints: &[u16],
-        out: &mut [Transform],
+        out: &mut P,
     ) {
         unsafe {
             let l = |a: &[f32; 8]| _mm256_loadu_ps(a.as_ptr());
@@ -1882,7 +1995,14 @@ pub(crate) mod x86 {
                 let w = _mm256_set_m128(_mm_set1_ps(wb8[v]), _mm_set1_ps(wa8[v]));
                 let r = _mm256_mul_ps(pair, w);
                 let r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
-                let o = &mut out.get_unchecked_mut(j as usize).rotation as *mut Quat as *mut f32;
+                if P::SOA {
+                    let mut q = [0.0f32; 4];
+                    _mm_storeu_ps(q.as_mut_ptr(), r);
+                    out.set_rotation(j as usize, Quat::from_array(q));
+                    continue;
+                }
+                let o = &mut out.as_transforms().get_unchecked_mut(j as usize).rotation as *mut Quat
+                    as *mut f32;
                 _mm_storeu_ps(o, r);
             }
         }

@@ -74,9 +74,11 @@ impl Default for SoaTransforms8 {
 /// job that writes a `SoaPose` keeps them so, which lets the SIMD jobs run
 /// whole blocks.
 ///
-/// [`SamplingJob::run_soa`](super::SamplingJob::run_soa),
+/// [`SoaSamplingJob`](super::SoaSamplingJob) (or
+/// [`Playback::sample_soa`](super::Playback::sample_soa)),
 /// [`SoaBlendingJob`](super::SoaBlendingJob) and
-/// [`LocalToModelJob::soa`](super::LocalToModelJob::soa) read and write it.
+/// [`SoaLocalToModelJob`](super::SoaLocalToModelJob) read and write it:
+/// a frame's pose jobs with no conversion between them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SoaPose {
     blocks: Vec<SoaTransforms8>,
@@ -229,6 +231,90 @@ impl PoseWrite for SoaPose {
     #[inline(always)]
     fn put(&mut self, j: usize, t: Transform) {
         self.blocks[j / SOA_LANES].set(j % SOA_LANES, &t);
+    }
+}
+
+/// Where a sampling job writes, either layout: per-joint setters for the
+/// scalar paths, and the raw storage for the SIMD ones (which branch on
+/// `SOA` at compile time).
+pub(crate) trait PoseSink {
+    /// `as_blocks` holds the pose (a [`SoaPose`]); else `as_transforms`.
+    const SOA: bool;
+    fn set_transform(&mut self, j: usize, t: &Transform);
+    fn set_translation(&mut self, j: usize, v: Vec3);
+    fn set_scale(&mut self, j: usize, v: Vec3);
+    fn set_rotation(&mut self, j: usize, q: Quat);
+    /// The transforms (empty for a [`SoaPose`]).
+    fn as_transforms(&mut self) -> &mut [Transform];
+    /// The blocks (empty for transforms).
+    fn as_blocks(&mut self) -> &mut [SoaTransforms8];
+}
+
+impl PoseSink for [Transform] {
+    const SOA: bool = false;
+    #[inline(always)]
+    fn set_transform(&mut self, j: usize, t: &Transform) {
+        self[j] = *t;
+    }
+    #[inline(always)]
+    fn set_translation(&mut self, j: usize, v: Vec3) {
+        self[j].translation = v;
+    }
+    #[inline(always)]
+    fn set_scale(&mut self, j: usize, v: Vec3) {
+        self[j].scale = v;
+    }
+    #[inline(always)]
+    fn set_rotation(&mut self, j: usize, q: Quat) {
+        self[j].rotation = q;
+    }
+    #[inline(always)]
+    fn as_transforms(&mut self) -> &mut [Transform] {
+        self
+    }
+    #[inline(always)]
+    fn as_blocks(&mut self) -> &mut [SoaTransforms8] {
+        &mut []
+    }
+}
+
+impl PoseSink for SoaPose {
+    const SOA: bool = true;
+    #[inline(always)]
+    fn set_transform(&mut self, j: usize, t: &Transform) {
+        self.blocks[j / SOA_LANES].set(j % SOA_LANES, t);
+    }
+    #[inline(always)]
+    fn set_translation(&mut self, j: usize, v: Vec3) {
+        let (b, l) = (&mut self.blocks[j / SOA_LANES], j % SOA_LANES);
+        [
+            b.translation[0][l],
+            b.translation[1][l],
+            b.translation[2][l],
+        ] = v.to_array();
+    }
+    #[inline(always)]
+    fn set_scale(&mut self, j: usize, v: Vec3) {
+        let (b, l) = (&mut self.blocks[j / SOA_LANES], j % SOA_LANES);
+        [b.scale[0][l], b.scale[1][l], b.scale[2][l]] = v.to_array();
+    }
+    #[inline(always)]
+    fn set_rotation(&mut self, j: usize, q: Quat) {
+        let (b, l) = (&mut self.blocks[j / SOA_LANES], j % SOA_LANES);
+        [
+            b.rotation[0][l],
+            b.rotation[1][l],
+            b.rotation[2][l],
+            b.rotation[3][l],
+        ] = q.to_array();
+    }
+    #[inline(always)]
+    fn as_transforms(&mut self) -> &mut [Transform] {
+        &mut []
+    }
+    #[inline(always)]
+    fn as_blocks(&mut self) -> &mut [SoaTransforms8] {
+        &mut self.blocks
     }
 }
 
