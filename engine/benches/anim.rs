@@ -697,15 +697,26 @@ fn summary() {
             }),
         );
     }
-    for (name, seek) in [
-        ("sample LINEAR, cached, transforms", false),
-        ("sample LINEAR, random seek, transforms", true),
+    for (name, shared, seek) in [
+        ("sample LINEAR, cached, transforms", true, false),
+        ("sample LINEAR, random seek, transforms", true, true),
+        (
+            "sample LINEAR, cached, unshared key times, transforms",
+            false,
+            false,
+        ),
+        (
+            "sample LINEAR, random seek, unshared key times, transforms",
+            false,
+            true,
+        ),
     ] {
         joint_row(
             name,
             None,
             Box::new(move |shape, n| {
-                let mut s = Sampler::new(clip(&skeleton(shape, n), Interpolation::Linear, true, 7));
+                let c = clip(&skeleton(shape, n), Interpolation::Linear, shared, 7);
+                let mut s = Sampler::new(c);
                 per_element(n, || s.step(seek))
             }),
         );

@@ -2,7 +2,7 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
-use super::soa::PoseSink;
+use super::soa::{soa_float, PoseSink};
 use super::timelines::locate_all;
 use super::{AnimError, Clip, Interpolation, SoaPose, Transform};
 
@@ -526,8 +526,16 @@ unsafe fn sample_solo_avx2<P: PoseSink + ?Sized>(clip: &Clip, iv: &[u32], fr: &[
                 .iter()
                 .all(|&j| (j as usize) < out.as_transforms().len())
     );
-    // Transforms only: a SoaPose's joints are set one by one below.
+    debug_assert!(
+        !P::SOA
+            || s.joints
+                .iter()
+                .all(|&j| soa_float(j as usize, 9) < out.as_blocks().len() * 80)
+    );
+    // Transforms through `op`, a SoaPose's rows through `bp` (the other
+    // is empty and unused).
     let op = out.as_transforms().as_mut_ptr() as *mut u8;
+    let bp = out.as_blocks().as_mut_ptr() as *mut f32;
     let size = std::mem::size_of::<Transform>();
     for k in 0..s.joints.len() {
         // SAFETY (the block): built so: every index below is inside its
@@ -550,14 +558,12 @@ unsafe fn sample_solo_avx2<P: PoseSink + ?Sized>(clip: &Clip, iv: &[u32], fr: &[
             };
             let j = *s.joints.get_unchecked(k) as usize;
             if P::SOA {
-                let mut v = [0.0f32; 4];
-                _mm_storeu_ps(v.as_mut_ptr(), r);
-                set_vec3(
-                    out,
-                    j,
-                    *s.fields.get_unchecked(k),
-                    Vec3::new(v[0], v[1], v[2]),
-                );
+                // x, y, z into their three rows of the joint's block.
+                let row = if field == s_at { 7 } else { 0 };
+                let dst = bp.add(soa_float(j, row));
+                _mm_store_ss(dst, r);
+                _mm_store_ss(dst.add(8), _mm_movehdup_ps(r));
+                _mm_store_ss(dst.add(16), _mm_movehl_ps(r, r));
                 continue;
             }
             let dst = op.add(j * size + field) as *mut f32;

@@ -1990,17 +1990,31 @@ pub(crate) mod x86 {
             let (mut wa8, mut wb8) = ([0.0f32; 8], [0.0f32; 8]);
             _mm256_storeu_ps(wa8.as_mut_ptr(), wa);
             _mm256_storeu_ps(wb8.as_mut_ptr(), wb);
-            for (v, &j) in joints.iter().enumerate() {
+            let lane = |v: usize| {
                 let pair = _mm256_loadu_ps(keys.as_ptr().add(at[v]) as *const f32);
                 let w = _mm256_set_m128(_mm_set1_ps(wb8[v]), _mm_set1_ps(wa8[v]));
                 let r = _mm256_mul_ps(pair, w);
-                let r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
-                if P::SOA {
-                    let mut q = [0.0f32; 4];
-                    _mm_storeu_ps(q.as_mut_ptr(), r);
-                    out.set_rotation(j as usize, Quat::from_array(q));
-                    continue;
-                }
+                _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r))
+            };
+            if P::SOA {
+                // All eight lanes (spare ones repeat a real track), turned
+                // into x, y, z, w rows and stored as the batches' are.
+                let r: [__m128; 8] = [
+                    lane(0),
+                    lane(1),
+                    lane(2),
+                    lane(3),
+                    lane(4),
+                    lane(5),
+                    lane(6),
+                    lane(7),
+                ];
+                let pair = |v: usize| _mm256_set_m128(r[v + 4], r[v]);
+                let q = soa4(pair(0), pair(1), pair(2), pair(3));
+                return store_quats_soa(q, joints, out.as_blocks());
+            }
+            for (v, &j) in joints.iter().enumerate() {
+                let r = lane(v);
                 let o = &mut out.as_transforms().get_unchecked_mut(j as usize).rotation as *mut Quat
                     as *mut f32;
                 _mm_storeu_ps(o, r);

@@ -186,6 +186,14 @@ impl SoaPose {
     }
 }
 
+/// Where joint `j`'s component `row` (0..3 translation x, y, z, 3..7
+/// rotation x, y, z, w, 7..10 scale x, y, z) lies in a [`SoaPose`]'s
+/// blocks, in floats from the first.
+#[inline(always)]
+pub(crate) fn soa_float(j: usize, row: usize) -> usize {
+    (j / SOA_LANES) * 10 * SOA_LANES + row * SOA_LANES + j % SOA_LANES
+}
+
 /// Read access to a pose, either layout: what the pose jobs' scalar paths
 /// take.
 pub(crate) trait PoseRead {
