@@ -11,6 +11,11 @@
 //! the GPU, or a CPU skinning job ([`LinearBlendJob`],
 //! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
 //!
+//! The pose jobs also run on [`SoaPose`]s, structure-of-arrays poses of
+//! eight-joint blocks ([`SoaSamplingJob`], [`SoaBlendingJob`],
+//! [`SoaLocalToModelJob`]): the same checks and results, with no transposes
+//! between the jobs.
+//!
 //! Sampling, blending, local-to-model and the LBS and DQS skinning loops have
 //! AVX2 + FMA versions chosen at run time, and LBS and local-to-model AVX-512
 //! ones above them; the scalar code they replace is kept as their tested
