@@ -508,7 +508,8 @@ unsafe fn sample_solo_squad_avx2<P: PoseSink + ?Sized>(
 /// # Safety
 /// The CPU has AVX2 and FMA; `clip` was built by `Clip::build`; `iv`,
 /// `fr` hold every timeline's interval and fraction (as `locate_all`
-/// writes them) and `out` one transform per joint.
+/// writes them) and `out` one transform per joint (a `SoaPose` of the
+/// clip's joint count).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn sample_solo_avx2<P: PoseSink + ?Sized>(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut P) {
@@ -1289,8 +1290,14 @@ mod tests {
         let mut out = vec![Transform::IDENTITY; 2];
         p.sample(&clip, &mut out).unwrap();
         assert_eq!(out, sample(&clip, 0.25, PlaybackMode::Loop));
+        let mut soa = SoaPose::identity(2);
+        p.sample_soa(&clip, &mut soa).unwrap();
+        assert_eq!(soa.to_vec(), out);
         p.rate = -1.0;
         p.advance(0.5);
         assert!((p.clip_time(&clip) - 0.75).abs() < 1e-6);
+        p.sample_soa(&clip, &mut soa).unwrap();
+        assert_eq!(soa.to_vec(), sample(&clip, 0.75, PlaybackMode::Loop));
+        assert!(p.sample_soa(&clip, &mut SoaPose::identity(3)).is_err());
     }
 }
