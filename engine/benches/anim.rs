@@ -247,63 +247,103 @@ impl Frame {
     fn step(&mut self, soa: bool) {
         self.t = (self.t + 1.0 / 60.0) % 1.0;
         let times = [self.t, (self.t + 0.37) % 1.0];
-        let mut ok = true;
-        if soa {
-            let [a, b, out] = &mut self.soa;
-            for (k, pose) in [&mut *a, &mut *b].into_iter().enumerate() {
-                ok &= SoaSamplingJob {
-                    clip: &self.clips[k],
-                    context: &mut self.ctx[k],
-                    time: times[k],
-                    mode: PlaybackMode::Loop,
-                    output: pose,
-                }
-                .run()
-                .is_ok();
-            }
-            let layers = [SoaBlendLayer::new(a, 0.3), SoaBlendLayer::new(b, 0.7)];
-            ok &= SoaBlendingJob {
-                layers: &layers,
-                additive: &[],
-                rest_pose: a,
-                threshold: 0.1,
-                output: out,
-            }
-            .run()
-            .is_ok();
-            ok &= SoaLocalToModelJob::full(&self.skeleton, out, &mut self.models)
-                .run()
-                .is_ok();
+        let (sk, clips, ctx, m) = (&self.skeleton, &self.clips, &mut self.ctx, &mut self.models);
+        let ok = if soa {
+            frame(&mut self.soa, sk, clips, ctx, times, m)
         } else {
-            let [a, b, out] = &mut self.aos;
-            for (k, pose) in [&mut *a, &mut *b].into_iter().enumerate() {
-                ok &= SamplingJob {
-                    clip: &self.clips[k],
-                    context: &mut self.ctx[k],
-                    time: times[k],
-                    mode: PlaybackMode::Loop,
-                    output: pose,
-                }
-                .run()
-                .is_ok();
-            }
-            let layers = [BlendLayer::new(a, 0.3), BlendLayer::new(b, 0.7)];
-            ok &= BlendingJob {
-                layers: &layers,
-                additive: &[],
-                rest_pose: a,
-                threshold: 0.1,
-                output: out,
-            }
-            .run()
-            .is_ok();
-            ok &= LocalToModelJob::full(&self.skeleton, out, &mut self.models)
-                .run()
-                .is_ok();
-        }
+            frame(&mut self.aos, sk, clips, ctx, times, m)
+        };
         black_box(ok);
         black_box(&self.models);
     }
+}
+
+/// A pose layout's jobs, for [`frame`].
+trait FramePose {
+    fn sample(&mut self, clip: &Clip, context: &mut SamplingContext, time: f32) -> bool;
+    fn blend(out: &mut Self, a: &Self, b: &Self) -> bool;
+    fn to_model(&self, skeleton: &Skeleton, models: &mut [Affine3A]) -> bool;
+}
+
+impl FramePose for Vec<Transform> {
+    fn sample(&mut self, clip: &Clip, context: &mut SamplingContext, time: f32) -> bool {
+        let mode = PlaybackMode::Loop;
+        let output = self.as_mut_slice();
+        SamplingJob {
+            clip,
+            context,
+            time,
+            mode,
+            output,
+        }
+        .run()
+        .is_ok()
+    }
+    fn blend(output: &mut Self, a: &Self, b: &Self) -> bool {
+        let layers = [BlendLayer::new(a, 0.3), BlendLayer::new(b, 0.7)];
+        let (additive, threshold) = (&[][..], 0.1);
+        BlendingJob {
+            layers: &layers,
+            additive,
+            rest_pose: a,
+            threshold,
+            output,
+        }
+        .run()
+        .is_ok()
+    }
+    fn to_model(&self, skeleton: &Skeleton, models: &mut [Affine3A]) -> bool {
+        LocalToModelJob::full(skeleton, self, models).run().is_ok()
+    }
+}
+
+impl FramePose for SoaPose {
+    fn sample(&mut self, clip: &Clip, context: &mut SamplingContext, time: f32) -> bool {
+        let mode = PlaybackMode::Loop;
+        SoaSamplingJob {
+            clip,
+            context,
+            time,
+            mode,
+            output: self,
+        }
+        .run()
+        .is_ok()
+    }
+    fn blend(output: &mut Self, a: &Self, b: &Self) -> bool {
+        let layers = [SoaBlendLayer::new(a, 0.3), SoaBlendLayer::new(b, 0.7)];
+        let (additive, threshold) = (&[][..], 0.1);
+        SoaBlendingJob {
+            layers: &layers,
+            additive,
+            rest_pose: a,
+            threshold,
+            output,
+        }
+        .run()
+        .is_ok()
+    }
+    fn to_model(&self, skeleton: &Skeleton, models: &mut [Affine3A]) -> bool {
+        SoaLocalToModelJob::full(skeleton, self, models)
+            .run()
+            .is_ok()
+    }
+}
+
+/// Two clips sampled at `times`, cross-faded 0.3 / 0.7, to model space.
+fn frame<P: FramePose>(
+    [a, b, out]: &mut [P; 3],
+    skeleton: &Skeleton,
+    clips: &[Clip; 2],
+    ctx: &mut [SamplingContext; 2],
+    times: [f32; 2],
+    models: &mut [Affine3A],
+) -> bool {
+    let [ca, cb] = ctx;
+    a.sample(&clips[0], ca, times[0])
+        && b.sample(&clips[1], cb, times[1])
+        && P::blend(out, a, b)
+        && out.to_model(skeleton, models)
 }
 
 struct Skinning {

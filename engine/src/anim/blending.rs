@@ -153,47 +153,14 @@ impl BlendingJob<'_> {
     }
 
     pub fn run(self) -> Result<(), AnimError> {
-        // The common cross-fade (two unmasked layers, nothing additive)
-        // with validate's checks for it made inline, which spares it the
-        // general validation's loops (3 to 4 per cent of a 64-joint blend;
-        // an inlined validate does not get it back). Anything else, bad
-        // input included, takes the general path and its errors.
-        if let ([a, b], []) = (self.layers, self.additive) {
-            let n = self.output.len();
-            if a.mask.is_none()
-                && b.mask.is_none()
-                && a.pose.len() == n
-                && b.pose.len() == n
-                && self.rest_pose.len() == n
-                && usable(a.weight)
-                && usable(b.weight)
-                && usable(self.threshold)
-            {
-                let total = a.weight + b.weight;
-                if total >= self.threshold && total > 0.0 {
-                    let w = [a.weight / total, b.weight / total];
-                    blend_uniform(self.layers, &w, self.output);
-                    return Ok(());
-                }
-            }
-        }
-        self.validate()?;
-        let unmasked = self.layers.iter().all(|l| l.mask.is_none());
-        let total: f32 = self.layers.iter().map(|l| l.weight).sum();
-        if unmasked && total >= self.threshold && total > 0.0 && self.layers.len() <= 8 {
-            // Same weights for every joint: normalise them once.
-            let mut w = [0.0f32; 8];
-            for (wi, l) in w.iter_mut().zip(self.layers) {
-                *wi = l.weight / total;
-            }
-            blend_uniform(self.layers, &w[..self.layers.len()], self.output);
-        } else {
-            blend_general(self.layers, self.rest_pose, self.threshold, self.output);
-        }
-        for layer in self.additive {
-            apply_additive(layer, self.output);
-        }
-        Ok(())
+        run_job(
+            self.layers,
+            self.additive,
+            self.rest_pose,
+            self.threshold,
+            self.output,
+            blend_uniform,
+        )
     }
 }
 
@@ -224,46 +191,91 @@ impl SoaBlendingJob<'_> {
     }
 
     pub fn run(self) -> Result<(), AnimError> {
-        // The two-layer cross-fade with its checks inline, as in
-        // `BlendingJob::run`; anything else takes validate().
-        if let ([a, b], []) = (self.layers, self.additive) {
-            let n = self.output.len();
-            if a.mask.is_none()
-                && b.mask.is_none()
-                && a.pose.len() == n
-                && b.pose.len() == n
-                && self.rest_pose.len() == n
-                && usable(a.weight)
-                && usable(b.weight)
-                && usable(self.threshold)
-            {
-                let total = a.weight + b.weight;
-                if total >= self.threshold && total > 0.0 {
-                    let w = [a.weight / total, b.weight / total];
-                    blend_uniform_soa(self.layers, &w, self.output);
-                    self.output.reset_spare_lanes();
-                    return Ok(());
-                }
-            }
-        }
-        self.validate()?;
-        let unmasked = self.layers.iter().all(|l| l.mask.is_none());
-        let total: f32 = self.layers.iter().map(|l| l.weight).sum();
-        if unmasked && total >= self.threshold && total > 0.0 && self.layers.len() <= 8 {
-            let mut w = [0.0f32; 8];
-            for (wi, l) in w.iter_mut().zip(self.layers) {
-                *wi = l.weight / total;
-            }
-            blend_uniform_soa(self.layers, &w[..self.layers.len()], self.output);
-        } else {
-            blend_general(self.layers, self.rest_pose, self.threshold, self.output);
-        }
-        for layer in self.additive {
-            apply_additive(layer, self.output);
-        }
+        let r = run_job(
+            self.layers,
+            self.additive,
+            self.rest_pose,
+            self.threshold,
+            &mut *self.output,
+            blend_uniform_soa,
+        );
         self.output.reset_spare_lanes();
-        Ok(())
+        r
     }
+}
+
+/// Either job's `run`: `uniform` blends unmasked layers with weights
+/// already divided by their sum.
+#[inline(always)]
+fn run_job<L: Layer, R: PoseRead + ?Sized, O: PoseWrite + ?Sized>(
+    layers: &[L],
+    additive: &[L],
+    rest_pose: &R,
+    threshold: f32,
+    output: &mut O,
+    uniform: impl FnOnce(&[L], &[f32], &mut O),
+) -> Result<(), AnimError> {
+    let (n, rest) = (output.joints(), rest_pose.joints());
+    if let Some(w) = cross_fade(layers, additive, n, rest, threshold) {
+        uniform(layers, &w, output);
+        return Ok(());
+    }
+    validate_job(n, rest, threshold, layers, additive)?;
+    if let Some((w, k)) = uniform_weights(layers, threshold) {
+        // Same weights for every joint: normalised once.
+        uniform(layers, &w[..k], output);
+    } else {
+        blend_general(layers, rest_pose, threshold, output);
+    }
+    for layer in additive {
+        apply_additive(layer, output);
+    }
+    Ok(())
+}
+
+/// The common cross-fade (two unmasked layers, nothing additive) with
+/// validate's checks for it made inline, which spares it the general
+/// validation's loops (3 to 4 per cent of a 64-joint blend; an inlined
+/// validate does not get it back): its weights divided by their sum, or
+/// `None` for anything else, bad input included (the general path and its
+/// errors).
+#[inline(always)]
+fn cross_fade<L: Layer>(
+    layers: &[L],
+    additive: &[L],
+    n: usize,
+    rest: usize,
+    threshold: f32,
+) -> Option<[f32; 2]> {
+    let ([a, b], []) = (layers, additive) else {
+        return None;
+    };
+    let fits = a.mask().is_none()
+        && b.mask().is_none()
+        && a.pose().joints() == n
+        && b.pose().joints() == n
+        && rest == n
+        && usable(a.weight())
+        && usable(b.weight())
+        && usable(threshold);
+    let total = a.weight() + b.weight();
+    (fits && total >= threshold && total > 0.0).then(|| [a.weight() / total, b.weight() / total])
+}
+
+/// Validated layers with the same weight at every joint (no masks, up to
+/// eight, their total at least the threshold): the weights divided by
+/// their sum, and how many.
+fn uniform_weights<L: Layer>(layers: &[L], threshold: f32) -> Option<([f32; 8], usize)> {
+    let unmasked = layers.iter().all(|l| l.mask().is_none());
+    let total: f32 = layers.iter().map(|l| l.weight()).sum();
+    if !(unmasked && total >= threshold && total > 0.0 && layers.len() <= 8) {
+        return None;
+    }
+    let mut w = [0.0f32; 8];
+    for (wi, l) in w.iter_mut().zip(layers) {
+        *wi = l.weight() / total;
+    }
+    Some((w, layers.len()))
 }
 
 fn validate_job<L: Layer>(

@@ -1,8 +1,12 @@
 use glam::Affine3A;
 
 #[cfg(target_arch = "x86_64")]
+use super::simd::x86::LocalPose;
+#[cfg(target_arch = "x86_64")]
 use super::simd::Tier;
 use super::soa::PoseRead;
+#[cfg(target_arch = "x86_64")]
+use super::SoaTransforms8;
 use super::{AnimError, Skeleton, SoaPose, Transform, NO_PARENT};
 
 /// Local-to-model: `model[i] = model[parent[i]] * local[i]`, roots taking
@@ -48,51 +52,24 @@ impl<'a> LocalToModelJob<'a> {
     }
 
     pub fn run(self) -> Result<(), AnimError> {
-        self.validate()?;
-        #[cfg(target_arch = "x86_64")]
-        {
-            let tier = super::simd::tier();
-            if tier > Tier::Scalar {
-                self.run_fast(tier);
-                return Ok(());
-            }
-        }
-        self.run_scalar();
-        Ok(())
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_job(s, l, r, self.from, self.to, self.models)
     }
 
     /// The kernel of `tier` (which the CPU must have) on a validated job.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     pub(crate) fn run_fast(self, tier: Tier) {
-        use super::simd::x86;
-        if tier == Tier::Scalar {
-            return self.run_scalar();
-        }
-        let (p, l, r) = (self.skeleton.parents(), self.locals, &self.root);
-        let (from, to, m) = (self.from, self.to, self.models);
-        // SAFETY: the caller checked the tier and validate(); a Skeleton
-        // guarantees parents[i] < i.
-        unsafe {
-            match tier {
-                Tier::Avx512 => x86::local_to_model_avx512(p, l, r, from, to, m),
-                _ => x86::local_to_model(p, l, r, from, to, m),
-            }
-        }
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_fast(s, l, r, self.from, self.to, self.models, tier)
     }
 
     /// The definition the fast path is tested against.
+    #[cfg(test)]
     pub(crate) fn run_scalar(self) {
-        run_scalar(
-            self.skeleton,
-            self.locals,
-            &self.root,
-            self.from,
-            self.to,
-            self.models,
-        );
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_scalar(s, l, r, self.from, self.to, self.models)
     }
 }
-
 /// [`LocalToModelJob`] reading a pose in structure-of-arrays form
 /// ([`SoaPose`]): the same checks and results. A block of eight joints'
 /// local matrices is built from the pose's rows as they are (the slice job
@@ -131,48 +108,94 @@ impl<'a> SoaLocalToModelJob<'a> {
     }
 
     pub fn run(self) -> Result<(), AnimError> {
-        self.validate()?;
-        #[cfg(target_arch = "x86_64")]
-        {
-            let tier = super::simd::tier();
-            if tier > Tier::Scalar {
-                self.run_fast(tier);
-                return Ok(());
-            }
-        }
-        self.run_scalar();
-        Ok(())
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_job(s, l, r, self.from, self.to, self.models)
     }
 
     /// The kernel of `tier` (which the CPU must have) on a validated job.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     pub(crate) fn run_fast(self, tier: Tier) {
-        use super::simd::x86;
-        if tier == Tier::Scalar {
-            return self.run_scalar();
-        }
-        let (p, l, r) = (self.skeleton.parents(), self.locals.blocks(), &self.root);
-        let (from, to, m) = (self.from, self.to, self.models);
-        // SAFETY: the caller checked the tier and validate() (the pose has
-        // a block for every eight joints); a Skeleton guarantees
-        // parents[i] < i.
-        unsafe {
-            match tier {
-                Tier::Avx512 => x86::local_to_model_avx512(p, l, r, from, to, m),
-                _ => x86::local_to_model(p, l, r, from, to, m),
-            }
-        }
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_fast(s, l, r, self.from, self.to, self.models, tier)
     }
 
+    /// The definition the fast path is tested against.
+    #[cfg(test)]
     pub(crate) fn run_scalar(self) {
-        run_scalar(
-            self.skeleton,
-            self.locals,
-            &self.root,
-            self.from,
-            self.to,
-            self.models,
-        );
+        let (s, l, r) = (self.skeleton, self.locals, &self.root);
+        run_scalar(s, l, r, self.from, self.to, self.models)
+    }
+}
+/// What local-to-model reads, either layout: joint by joint for the scalar
+/// path, and the kernels' view of it.
+trait Locals: PoseRead {
+    #[cfg(target_arch = "x86_64")]
+    type Kernel: LocalPose + ?Sized;
+    #[cfg(target_arch = "x86_64")]
+    fn kernel(&self) -> &Self::Kernel;
+}
+
+impl Locals for [Transform] {
+    #[cfg(target_arch = "x86_64")]
+    type Kernel = [Transform];
+    #[cfg(target_arch = "x86_64")]
+    fn kernel(&self) -> &[Transform] {
+        self
+    }
+}
+
+impl Locals for SoaPose {
+    #[cfg(target_arch = "x86_64")]
+    type Kernel = [SoaTransforms8];
+    #[cfg(target_arch = "x86_64")]
+    fn kernel(&self) -> &[SoaTransforms8] {
+        self.blocks()
+    }
+}
+
+/// Either job's `run`.
+fn run_job<L: Locals + ?Sized>(
+    skeleton: &Skeleton,
+    locals: &L,
+    root: &Affine3A,
+    from: usize,
+    to: usize,
+    models: &mut [Affine3A],
+) -> Result<(), AnimError> {
+    validate_job(skeleton, locals.joints(), models.len(), from, to)?;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let tier = super::simd::tier();
+        if tier > Tier::Scalar {
+            run_fast(skeleton, locals, root, from, to, models, tier);
+            return Ok(());
+        }
+    }
+    run_scalar(skeleton, locals, root, from, to, models);
+    Ok(())
+}
+
+/// The kernel of `tier` (which the CPU must have) on a validated job.
+#[cfg(target_arch = "x86_64")]
+fn run_fast<L: Locals + ?Sized>(
+    skeleton: &Skeleton,
+    locals: &L,
+    root: &Affine3A,
+    from: usize,
+    to: usize,
+    models: &mut [Affine3A],
+    tier: Tier,
+) {
+    use super::simd::x86;
+    let (p, l) = (skeleton.parents(), locals.kernel());
+    // SAFETY: the caller checked the tier and validate() (a SoaPose has a
+    // block for every eight joints); a Skeleton guarantees parents[i] < i.
+    unsafe {
+        match tier {
+            Tier::Scalar => run_scalar(skeleton, locals, root, from, to, models),
+            Tier::Avx512 => x86::local_to_model_avx512(p, l, root, from, to, models),
+            _ => x86::local_to_model(p, l, root, from, to, models),
+        }
     }
 }
 

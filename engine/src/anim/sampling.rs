@@ -2,7 +2,9 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
-use super::soa::{soa_float, PoseSink};
+#[cfg(target_arch = "x86_64")]
+use super::soa::soa_float;
+use super::soa::PoseSink;
 use super::timelines::locate_all;
 use super::{AnimError, Clip, Interpolation, SoaPose, Transform};
 
@@ -649,35 +651,31 @@ impl Playback {
         self.mode.wrap(self.start + self.time, clip.duration())
     }
 
-    /// Samples `clip` at the play head.
-    pub fn sample(&mut self, clip: &Clip, output: &mut [Transform]) -> Result<(), AnimError> {
-        // Wrapping here keeps the f32 time small however long it plays.
+    /// The unwrapped sampling time of the play head, its own time first
+    /// wrapped when looping (which keeps the f32 small however long it
+    /// plays).
+    fn head(&mut self, clip: &Clip) -> f32 {
         if self.mode == PlaybackMode::Loop && clip.duration() > 0.0 {
             self.time %= clip.duration();
         }
-        SamplingJob {
-            clip,
-            context: &mut self.context,
-            time: self.start + self.time,
-            mode: self.mode,
-            output,
-        }
-        .run()
+        self.start + self.time
+    }
+
+    /// Samples `clip` at the play head.
+    pub fn sample(&mut self, clip: &Clip, output: &mut [Transform]) -> Result<(), AnimError> {
+        let time = self.head(clip);
+        validate_job(clip, time, output.len())?;
+        sample_into(clip, &mut self.context, time, self.mode, output);
+        Ok(())
     }
 
     /// [`sample`](Self::sample) into a pose in structure-of-arrays form.
     pub fn sample_soa(&mut self, clip: &Clip, output: &mut SoaPose) -> Result<(), AnimError> {
-        if self.mode == PlaybackMode::Loop && clip.duration() > 0.0 {
-            self.time %= clip.duration();
-        }
-        SoaSamplingJob {
-            clip,
-            context: &mut self.context,
-            time: self.start + self.time,
-            mode: self.mode,
-            output,
-        }
-        .run()
+        let time = self.head(clip);
+        validate_job(clip, time, output.len())?;
+        sample_into(clip, &mut self.context, time, self.mode, output);
+        output.reset_spare_lanes();
+        Ok(())
     }
 }
 

@@ -1558,6 +1558,33 @@ pub(crate) mod x86 {
         }
     }
 
+    /// Eight quaternions (x, y, z, w rows) divided by their length, given
+    /// their squared lengths `d`: one Newton step on the reciprocal square
+    /// root (~1e-7 relative); `fallback`'s rows where `d` is at most 1e-20
+    /// (the scalar `normalize_or`).
+    #[inline(always)]
+    unsafe fn normalise_quats_or(q: [__m256; 4], d: __m256, fallback: [__m256; 4]) -> [__m256; 4] {
+        unsafe {
+            let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
+            let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+            let r = _mm256_rsqrt_ps(d);
+            let h = _mm256_fnmadd_ps(
+                _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
+                _mm256_mul_ps(r, r),
+                _mm256_set1_ps(1.5),
+            );
+            let r = _mm256_mul_ps(r, h);
+            // Written out: a closure here would be compiled without the
+            // caller's target features.
+            [
+                _mm256_blendv_ps(fallback[0], _mm256_mul_ps(q[0], r), ok),
+                _mm256_blendv_ps(fallback[1], _mm256_mul_ps(q[1], r), ok),
+                _mm256_blendv_ps(fallback[2], _mm256_mul_ps(q[2], r), ok),
+                _mm256_blendv_ps(fallback[3], _mm256_mul_ps(q[3], r), ok),
+            ]
+        }
+    }
+
     /// Blends unmasked layers of structure-of-arrays poses, weights already
     /// divided by their sum (`blending::blend_uniform_scalar` eight joints
     /// per register): translations and scales weighted and summed, each
@@ -1608,21 +1635,16 @@ pub(crate) mod x86 {
                     _mm256_fmadd_ps(acc[3], acc[3], _mm256_mul_ps(acc[4], acc[4])),
                     _mm256_fmadd_ps(acc[5], acc[5], _mm256_mul_ps(acc[6], acc[6])),
                 );
-                let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
-                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-                let r = _mm256_rsqrt_ps(d);
-                let h = _mm256_fnmadd_ps(
-                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
-                    _mm256_mul_ps(r, r),
-                    _mm256_set1_ps(1.5),
+                let q = normalise_quats_or(
+                    [acc[3], acc[4], acc[5], acc[6]],
+                    d,
+                    [row(a, 3), row(a, 4), row(a, 5), row(a, 6)],
                 );
-                let r = _mm256_mul_ps(r, h);
                 for c in [0, 1, 2, 7, 8, 9] {
                     _mm256_store_ps(o.add(8 * c), acc[c]);
                 }
-                for c in 3..7 {
-                    let q = _mm256_blendv_ps(row(a, c), _mm256_mul_ps(acc[c], r), ok);
-                    _mm256_store_ps(o.add(8 * c), q);
+                for (c, q) in q.into_iter().enumerate() {
+                    _mm256_store_ps(o.add(8 * (3 + c)), q);
                 }
             }
         }
@@ -1689,17 +1711,9 @@ pub(crate) mod x86 {
                     let v = _mm256_fmadd_ps(row(y, r), wb, _mm256_mul_ps(row(x, r), wa));
                     _mm256_store_ps(o.add(r), v);
                 }
-                let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
-                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-                let r = _mm256_rsqrt_ps(d);
-                let h = _mm256_fnmadd_ps(
-                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
-                    _mm256_mul_ps(r, r),
-                    _mm256_set1_ps(1.5),
-                );
-                let r = _mm256_mul_ps(r, h);
-                for c in 0..4 {
-                    let q = _mm256_blendv_ps(row(x, 24 + 8 * c), _mm256_mul_ps(s[c], r), ok);
+                let first = [row(x, 24), row(x, 32), row(x, 40), row(x, 48)];
+                let q = normalise_quats_or(s, d, first);
+                for (c, q) in q.into_iter().enumerate() {
                     _mm256_store_ps(o.add(24 + 8 * c), q);
                 }
             };

@@ -189,6 +189,7 @@ impl SoaPose {
 /// Where joint `j`'s component `row` (0..3 translation x, y, z, 3..7
 /// rotation x, y, z, w, 7..10 scale x, y, z) lies in a [`SoaPose`]'s
 /// blocks, in floats from the first.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn soa_float(j: usize, row: usize) -> usize {
     (j / SOA_LANES) * 10 * SOA_LANES + row * SOA_LANES + j % SOA_LANES
@@ -245,6 +246,7 @@ impl PoseWrite for SoaPose {
 /// Where a sampling job writes, either layout: per-joint setters for the
 /// scalar paths, and the raw storage for the SIMD ones (which branch on
 /// `SOA` at compile time).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) trait PoseSink {
     /// `as_blocks` holds the pose (a [`SoaPose`]); else `as_transforms`.
     const SOA: bool;
