@@ -1503,15 +1503,7 @@ pub(crate) mod x86 {
                         _mm256_mul_ps(_mm256_loadu_ps(pb.add(f)), wb8),
                     )
                 });
-                let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-                let r = _mm256_rsqrt_ps(d);
-                // One Newton step: r (1.5 - d/2 r^2).
-                let h = _mm256_fnmadd_ps(
-                    _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
-                    _mm256_mul_ps(r, r),
-                    _mm256_set1_ps(1.5),
-                );
-                let r = _mm256_mul_ps(r, h);
+                let r = rsqrt_newton8(d);
                 let (x, y, z, w) = (
                     _mm256_mul_ps(x, r),
                     _mm256_mul_ps(y, r),
@@ -1558,6 +1550,22 @@ pub(crate) mod x86 {
         }
     }
 
+    /// `1 / sqrt(max(d, 1e-30))`: the hardware estimate and one Newton
+    /// step, `r (1.5 - d/2 r^2)` (~1e-7 relative).
+    #[inline(always)]
+    unsafe fn rsqrt_newton8(d: __m256) -> __m256 {
+        unsafe {
+            let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+            let r = _mm256_rsqrt_ps(d);
+            let h = _mm256_fnmadd_ps(
+                _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
+                _mm256_mul_ps(r, r),
+                _mm256_set1_ps(1.5),
+            );
+            _mm256_mul_ps(r, h)
+        }
+    }
+
     /// Eight quaternions (x, y, z, w rows) divided by their length, given
     /// their squared lengths `d`: one Newton step on the reciprocal square
     /// root (~1e-7 relative); `fallback`'s rows where `d` is at most 1e-20
@@ -1566,14 +1574,7 @@ pub(crate) mod x86 {
     unsafe fn normalise_quats_or(q: [__m256; 4], d: __m256, fallback: [__m256; 4]) -> [__m256; 4] {
         unsafe {
             let ok = _mm256_cmp_ps(d, _mm256_set1_ps(1e-20), _CMP_GT_OQ);
-            let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
-            let r = _mm256_rsqrt_ps(d);
-            let h = _mm256_fnmadd_ps(
-                _mm256_mul_ps(d, _mm256_set1_ps(0.5)),
-                _mm256_mul_ps(r, r),
-                _mm256_set1_ps(1.5),
-            );
-            let r = _mm256_mul_ps(r, h);
+            let r = rsqrt_newton8(d);
             // Written out: a closure here would be compiled without the
             // caller's target features.
             [
