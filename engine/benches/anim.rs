@@ -185,29 +185,13 @@ impl Sampler {
     }
     fn step(&mut self, seek: bool) {
         let time = self.time(seek);
-        let r = SamplingJob {
-            clip: &self.clip,
-            context: &mut self.ctx,
-            time,
-            mode: PlaybackMode::Loop,
-            output: &mut self.out,
-        }
-        .run();
-        black_box(r.is_ok());
+        black_box(self.out.sample(&self.clip, &mut self.ctx, time));
         black_box(&self.out);
     }
     /// [`Sampler::step`] into a SoA pose.
     fn step_soa(&mut self, seek: bool) {
         let time = self.time(seek);
-        let r = SoaSamplingJob {
-            clip: &self.clip,
-            context: &mut self.ctx,
-            time,
-            mode: PlaybackMode::Loop,
-            output: &mut self.soa,
-        }
-        .run();
-        black_box(r.is_ok());
+        black_box(self.soa.sample(&self.clip, &mut self.ctx, time));
         black_box(&self.soa);
     }
 }
@@ -261,7 +245,8 @@ impl Frame {
 /// A pose layout's jobs, for [`frame`].
 trait FramePose {
     fn sample(&mut self, clip: &Clip, context: &mut SamplingContext, time: f32) -> bool;
-    fn blend(out: &mut Self, a: &Self, b: &Self) -> bool;
+    /// `a` and `b` cross-faded 0.3 / 0.7 (rest pose `rest`, threshold 0.1).
+    fn blend(out: &mut Self, a: &Self, b: &Self, rest: &Self) -> bool;
     fn to_model(&self, skeleton: &Skeleton, models: &mut [Affine3A]) -> bool;
 }
 
@@ -279,13 +264,13 @@ impl FramePose for Vec<Transform> {
         .run()
         .is_ok()
     }
-    fn blend(output: &mut Self, a: &Self, b: &Self) -> bool {
+    fn blend(output: &mut Self, a: &Self, b: &Self, rest: &Self) -> bool {
         let layers = [BlendLayer::new(a, 0.3), BlendLayer::new(b, 0.7)];
         let (additive, threshold) = (&[][..], 0.1);
         BlendingJob {
             layers: &layers,
             additive,
-            rest_pose: a,
+            rest_pose: rest,
             threshold,
             output,
         }
@@ -310,13 +295,13 @@ impl FramePose for SoaPose {
         .run()
         .is_ok()
     }
-    fn blend(output: &mut Self, a: &Self, b: &Self) -> bool {
+    fn blend(output: &mut Self, a: &Self, b: &Self, rest: &Self) -> bool {
         let layers = [SoaBlendLayer::new(a, 0.3), SoaBlendLayer::new(b, 0.7)];
         let (additive, threshold) = (&[][..], 0.1);
         SoaBlendingJob {
             layers: &layers,
             additive,
-            rest_pose: a,
+            rest_pose: rest,
             threshold,
             output,
         }
@@ -342,7 +327,7 @@ fn frame<P: FramePose>(
     let [ca, cb] = ctx;
     a.sample(&clips[0], ca, times[0])
         && b.sample(&clips[1], cb, times[1])
-        && P::blend(out, a, b)
+        && P::blend(out, a, b, a)
         && out.to_model(skeleton, models)
 }
 
@@ -489,18 +474,22 @@ impl Skinning {
     }
 }
 
+/// Two poses to blend (the bench clip at two times), a rest pose and an
+/// output, in one layout.
+struct PoseSet<P> {
+    a: P,
+    b: P,
+    rest: P,
+    out: P,
+}
+
 struct Poses {
     skeleton: Skeleton,
-    a: Vec<Transform>,
-    b: Vec<Transform>,
-    out: Vec<Transform>,
+    aos: PoseSet<Vec<Transform>>,
+    soa: PoseSet<SoaPose>,
     models: Vec<Affine3A>,
     palette_skin: PaletteSkin,
     rows: Vec<Affine4x3>,
-    soa_a: SoaPose,
-    soa_b: SoaPose,
-    soa_rest: SoaPose,
-    soa_out: SoaPose,
 }
 
 impl Poses {
@@ -512,61 +501,46 @@ impl Poses {
         let a = s.out.clone();
         s.step(true);
         let b = s.out.clone();
+        let rest = skeleton.bind_local().to_vec();
         let skin = Skin::whole_skeleton(&skeleton);
         let mut p = Self {
-            soa_a: SoaPose::from_transforms(&a),
-            soa_b: SoaPose::from_transforms(&b),
-            soa_rest: SoaPose::from_transforms(skeleton.bind_local()),
-            soa_out: SoaPose::identity(n),
-            out: vec![Transform::IDENTITY; n],
+            soa: PoseSet {
+                a: SoaPose::from_transforms(&a),
+                b: SoaPose::from_transforms(&b),
+                rest: SoaPose::from_transforms(&rest),
+                out: SoaPose::identity(n),
+            },
+            aos: PoseSet {
+                a,
+                b,
+                rest,
+                out: vec![Transform::IDENTITY; n],
+            },
             models: vec![Affine3A::IDENTITY; n],
             rows: vec![Affine4x3::default(); n],
             palette_skin: PaletteSkin::new(&skin).expect("palette skin"),
             skeleton,
-            a,
-            b,
         };
         p.l2m();
         p
     }
     fn l2m(&mut self) {
-        let r = LocalToModelJob::full(&self.skeleton, &self.a, &mut self.models).run();
-        black_box(r.is_ok());
+        black_box(self.aos.a.to_model(&self.skeleton, &mut self.models));
+        black_box(&self.models);
+    }
+    fn l2m_soa(&mut self) {
+        black_box(self.soa.a.to_model(&self.skeleton, &mut self.models));
         black_box(&self.models);
     }
     fn blend(&mut self) {
-        let layers = [BlendLayer::new(&self.a, 0.3), BlendLayer::new(&self.b, 0.7)];
-        let r = BlendingJob {
-            layers: &layers,
-            additive: &[],
-            rest_pose: self.skeleton.bind_local(),
-            threshold: 0.1,
-            output: &mut self.out,
-        }
-        .run();
-        black_box(r.is_ok());
-        black_box(&self.out);
-    }
-    fn l2m_soa(&mut self) {
-        let r = SoaLocalToModelJob::full(&self.skeleton, &self.soa_a, &mut self.models).run();
-        black_box(r.is_ok());
-        black_box(&self.models);
+        let p = &mut self.aos;
+        black_box(FramePose::blend(&mut p.out, &p.a, &p.b, &p.rest));
+        black_box(&p.out);
     }
     fn blend_soa(&mut self) {
-        let layers = [
-            SoaBlendLayer::new(&self.soa_a, 0.3),
-            SoaBlendLayer::new(&self.soa_b, 0.7),
-        ];
-        let r = SoaBlendingJob {
-            layers: &layers,
-            additive: &[],
-            rest_pose: &self.soa_rest,
-            threshold: 0.1,
-            output: &mut self.soa_out,
-        }
-        .run();
-        black_box(r.is_ok());
-        black_box(&self.soa_out);
+        let p = &mut self.soa;
+        black_box(FramePose::blend(&mut p.out, &p.a, &p.b, &p.rest));
+        black_box(&p.out);
     }
     fn palette(&mut self) {
         let r = self.palette_skin.palette_4x3(&self.models, &mut self.rows);

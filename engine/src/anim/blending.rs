@@ -371,14 +371,9 @@ fn blend_general<L: Layer, R: PoseRead + ?Sized, O: PoseWrite + ?Sized>(
 }
 
 /// Unmasked layers with weights already divided by their sum, joint by
-/// joint from `start`: the definition the SoA kernel is tested against.
-fn blend_uniform_scalar<L: Layer, O: PoseWrite + ?Sized>(
-    layers: &[L],
-    w: &[f32],
-    output: &mut O,
-    start: usize,
-) {
-    for j in start..output.joints() {
+/// joint: the definition the SoA kernels are tested against.
+fn blend_uniform_scalar<L: Layer, O: PoseWrite + ?Sized>(layers: &[L], w: &[f32], output: &mut O) {
+    for j in 0..output.joints() {
         let mut t = Vec3A::ZERO;
         let mut s = Vec3A::ZERO;
         let mut q = Vec4::ZERO;
@@ -402,28 +397,23 @@ fn blend_uniform_scalar<L: Layer, O: PoseWrite + ?Sized>(
 fn blend_uniform_soa(layers: &[SoaBlendLayer], w: &[f32], output: &mut SoaPose) {
     #[cfg(target_arch = "x86_64")]
     if super::simd::avx2_fma() {
-        let mut poses: [&[super::SoaTransforms8]; 8] = [&[]; 8];
-        for (p, l) in poses.iter_mut().zip(layers) {
-            *p = l.pose.blocks();
-        }
-        // SAFETY: AVX2 and FMA checked; validate() made every pose as long
-        // as the output, so each has as many blocks; 1 to 8 layers.
-        unsafe {
-            if let ([a, b], [wa, wb]) = (layers, w) {
-                super::simd::x86::blend_soa2(
-                    a.pose.blocks(),
-                    b.pose.blocks(),
-                    *wa,
-                    *wb,
-                    output.blocks_mut(),
-                )
-            } else {
-                super::simd::x86::blend_soa(&poses[..layers.len()], w, output.blocks_mut())
+        use super::simd::x86::{blend_soa, blend_soa2};
+        let out = output.blocks_mut();
+        // SAFETY (both calls): AVX2 and FMA checked; validate() made every
+        // pose as long as the output, so each has as many blocks; 1 to 8
+        // layers, as many weights.
+        if let ([a, b], [wa, wb]) = (layers, w) {
+            unsafe { blend_soa2(a.pose.blocks(), b.pose.blocks(), *wa, *wb, out) };
+        } else {
+            let mut poses: [&[super::SoaTransforms8]; 8] = [&[]; 8];
+            for (p, l) in poses.iter_mut().zip(layers) {
+                *p = l.pose.blocks();
             }
-        };
+            unsafe { blend_soa(&poses[..layers.len()], w, out) };
+        }
         return;
     }
-    blend_uniform_scalar(layers, w, output, 0);
+    blend_uniform_scalar(layers, w, output);
 }
 
 /// A weight, mask factor or threshold a job accepts: finite and not
@@ -473,7 +463,7 @@ fn blend_uniform(layers: &[BlendLayer], w: &[f32], output: &mut [Transform]) {
         blend2_scalar(a.pose, b.pose, *wa, *wb, output, start);
         return;
     }
-    blend_uniform_scalar(layers, w, output, 0);
+    blend_uniform_scalar(layers, w, output);
 }
 
 /// Two layers with weights `wa + wb = 1`, joints `start..`: the definition
@@ -878,7 +868,7 @@ mod tests {
                         .map(|i| SoaBlendLayer::new(&soa[i], w[i]))
                         .collect();
                     let mut want = SoaPose::identity(n);
-                    blend_uniform_scalar(&layers, w, &mut want, 0);
+                    blend_uniform_scalar(&layers, w, &mut want);
                     let mut got = SoaPose::identity(n);
                     let blocks: Vec<&[crate::anim::SoaTransforms8]> =
                         layers.iter().map(|l| l.pose.blocks()).collect();

@@ -70,6 +70,7 @@ impl<'a> LocalToModelJob<'a> {
         run_scalar(s, l, r, self.from, self.to, self.models)
     }
 }
+
 /// [`LocalToModelJob`] reading a pose in structure-of-arrays form
 /// ([`SoaPose`]): the same checks and results. A block of eight joints'
 /// local matrices is built from the pose's rows as they are (the slice job
@@ -126,6 +127,7 @@ impl<'a> SoaLocalToModelJob<'a> {
         run_scalar(s, l, r, self.from, self.to, self.models)
     }
 }
+
 /// What local-to-model reads, either layout: joint by joint for the scalar
 /// path, and the kernels' view of it.
 trait Locals: PoseRead {

@@ -156,7 +156,7 @@ fn sample_into<P: PoseSink + ?Sized>(
     let t = mode.wrap(time, clip.duration());
     let looping = mode == PlaybackMode::Loop;
     for &j in &clip.rest_joints {
-        out.set_transform(j as usize, &clip.rest[j as usize]);
+        out.put(j as usize, clip.rest[j as usize]);
     }
     let (iv, fr) = (&mut ctx.interval, &mut ctx.fraction);
     locate_all(&clip.timelines, t, &mut ctx.cursors, iv, fr);
@@ -612,7 +612,7 @@ fn sample_matrix<P: PoseSink + ?Sized>(b: &MatrixBatch, i: usize, u: f32, out: &
     };
     let k = if next { i + 1 } else { i };
     for (&j, v) in b.joints.iter().zip(&b.keys[k * nt..(k + 1) * nt]) {
-        out.set_transform(j as usize, v);
+        out.put(j as usize, *v);
     }
 }
 

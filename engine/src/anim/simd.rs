@@ -1276,8 +1276,9 @@ pub(crate) mod x86 {
     /// Local-to-model over `from..to`.
     ///
     /// # Safety
-    /// The CPU has AVX2 and FMA; `LocalToModelJob::validate` passed (so
-    /// `parents[i] < i` for every non-root, lengths agree, range in bounds).
+    /// The CPU has AVX2 and FMA; `LocalToModelJob::validate` (or the SoA
+    /// job's) passed (so `parents[i] < i` for every non-root, lengths agree,
+    /// range in bounds; a SoA pose has a block for every eight joints).
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn local_to_model<L: LocalPose + ?Sized>(
         parents: &[u16],
@@ -1658,7 +1659,6 @@ pub(crate) mod x86 {
     ///
     /// # Safety
     /// As [`blend_soa`], with two layers.
-    #[allow(clippy::needless_range_loop)]
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn blend_soa2(
         a: &[SoaTransforms8],

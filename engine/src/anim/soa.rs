@@ -243,14 +243,13 @@ impl PoseWrite for SoaPose {
     }
 }
 
-/// Where a sampling job writes, either layout: per-joint setters for the
-/// scalar paths, and the raw storage for the SIMD ones (which branch on
-/// `SOA` at compile time).
+/// Where a sampling job writes, either layout: per-field setters (and
+/// [`PoseWrite::put`] for whole transforms) for the scalar paths, and the
+/// raw storage for the SIMD ones (which branch on `SOA` at compile time).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) trait PoseSink {
+pub(crate) trait PoseSink: PoseWrite {
     /// `as_blocks` holds the pose (a [`SoaPose`]); else `as_transforms`.
     const SOA: bool;
-    fn set_transform(&mut self, j: usize, t: &Transform);
     fn set_translation(&mut self, j: usize, v: Vec3);
     fn set_scale(&mut self, j: usize, v: Vec3);
     fn set_rotation(&mut self, j: usize, q: Quat);
@@ -262,10 +261,6 @@ pub(crate) trait PoseSink {
 
 impl PoseSink for [Transform] {
     const SOA: bool = false;
-    #[inline(always)]
-    fn set_transform(&mut self, j: usize, t: &Transform) {
-        self[j] = *t;
-    }
     #[inline(always)]
     fn set_translation(&mut self, j: usize, v: Vec3) {
         self[j].translation = v;
@@ -290,10 +285,6 @@ impl PoseSink for [Transform] {
 
 impl PoseSink for SoaPose {
     const SOA: bool = true;
-    #[inline(always)]
-    fn set_transform(&mut self, j: usize, t: &Transform) {
-        self.blocks[j / SOA_LANES].set(j % SOA_LANES, t);
-    }
     #[inline(always)]
     fn set_translation(&mut self, j: usize, v: Vec3) {
         let (b, l) = (&mut self.blocks[j / SOA_LANES], j % SOA_LANES);
