@@ -9,9 +9,11 @@
 //! rows past a shorter member's end hold `+inf`. With AVX2 the sampler
 //! counts a whole group's keys at or before `t` a row at a time (one
 //! compare and one subtract for eight timelines), whether it plays on or
-//! jumps: from the previous sample's smallest interval when that row is
-//! at or before `t` in every lane, up to the first rows past `t` in every
-//! lane. Longer timelines, and the last few short ones that do not fill a
+//! jumps: from the previous sample's smallest interval or from the
+//! group's seek index (the last row before each of 16 equal spans of its
+//! time range), whichever is later of those at or before `t` in every
+//! lane, up to the first rows past `t` in every lane; the interval's two
+//! keys in each lane come out of the same scan. Longer timelines, and the last few short ones that do not fill a
 //! group, lie whole one after another and keep a per-timeline cursor.
 
 /// Timelines in a lane group.
@@ -32,14 +34,67 @@ pub(crate) struct KeysAt {
     pub stride: u32,
 }
 
+/// Buckets of a lane group's seek index ([`LaneGroup::starts`]).
+pub(crate) const SEEK_BUCKETS: usize = 16;
+
 /// Eight timelines in lanes: `rows` rows of eight floats from `at`, and
 /// each member's own key count (its `KeysAt::len` again, side by side so
 /// that the AVX2 kernel reads all eight in one load).
+///
+/// A seek index lets a jump skip the rows before `t`: the group's span
+/// (from its earliest first key, `t0`) is cut into [`SEEK_BUCKETS`] equal
+/// buckets (`per` of them a second), and `starts[b]` is the last row at or
+/// before bucket `b`'s start in every lane (0 when there is none). Like
+/// the previous sample's interval, it is a hint, tested before it is used.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LaneGroup {
     pub at: u32,
     pub rows: u32,
     pub lens: [i32; LANES],
+    pub t0: f32,
+    pub per: f32,
+    pub starts: [u8; SEEK_BUCKETS],
+}
+
+impl LaneGroup {
+    /// The seek index's bucket of `t` (any float; out of range clamps).
+    #[inline(always)]
+    pub fn bucket(&self, t: f32) -> usize {
+        // `as` saturates: below t0 (or NaN) gives 0.
+        (((t - self.t0) * self.per) as usize).min(SEEK_BUCKETS - 1)
+    }
+
+    /// Fills `t0`, `per` and `starts` from the group's rows (`times` from
+    /// `at`), each row of [`LANES`] keys rising down every lane (`+inf`
+    /// padding last).
+    fn index_seeks(&mut self, times: &[f32]) {
+        let rows = self.rows as usize;
+        let row = |k: usize| &times[self.at as usize + k * LANES..][..LANES];
+        let t0 = row(0).iter().copied().fold(f32::INFINITY, f32::min);
+        let end = (0..LANES)
+            .map(|lane| row(self.lens[lane] as usize - 1)[lane])
+            .fold(f32::NEG_INFINITY, f32::max);
+        let per = SEEK_BUCKETS as f32 / (end - t0);
+        self.t0 = t0;
+        self.per = if per.is_finite() && per > 0.0 {
+            per
+        } else {
+            0.0
+        };
+        for b in 0..SEEK_BUCKETS {
+            // The smallest time that falls in bucket b (about: a start a
+            // little late only makes the hint fail its test).
+            let start = if self.per > 0.0 {
+                t0 + b as f32 / self.per
+            } else {
+                t0
+            };
+            let behind = (0..rows)
+                .take_while(|&k| row(k).iter().all(|&v| v <= start))
+                .count();
+            self.starts[b] = behind.saturating_sub(1) as u8;
+        }
+    }
 }
 
 /// Every timeline of a clip (see the module notes).
@@ -99,11 +154,16 @@ impl Timelines {
                     stride: LANES as u32,
                 });
             }
-            t.groups.push(LaneGroup {
+            let mut group = LaneGroup {
                 at: at as u32,
                 rows: rows as u32,
                 lens: std::array::from_fn(|lane| arrays[members[lane]].len() as i32),
-            });
+                t0: 0.0,
+                per: 0.0,
+                starts: [0; SEEK_BUCKETS],
+            };
+            group.index_seeks(&t.times);
+            t.groups.push(group);
         }
         for &i in &flat {
             remap[i] = t.keys.len() as u32;
@@ -200,8 +260,9 @@ unsafe fn locate_all_avx2(
 
 /// [`locate_one`] for the eight timelines of `group` at once: the number
 /// of keys at or before `t` per lane (a compare and a subtract per row;
-/// the `+inf` padding never counts), then the interval's two keys read
-/// and the fraction divided out; lanes at or before their first key, or at
+/// the `+inf` padding never counts) and the interval's two keys (kept by a
+/// blend and a minimum per row as the scan passes them), then the
+/// fraction divided out; lanes at or before their first key, or at
 /// or after their last, take `(0, 0)` and `(len - 2, 1)`. Every lane's
 /// result is the scalar one, bit for bit. `interval` comes in holding the
 /// previous sample's intervals: a hint for where the count may start,
@@ -210,7 +271,8 @@ unsafe fn locate_all_avx2(
 /// # Safety
 /// The CPU has AVX2; `group` was laid out in `times` by
 /// [`Timelines::build`] (`rows` rows of eight from `at`, each `lens` entry
-/// between 2 and `rows`); both outputs hold eight entries.
+/// between 2 and `rows`; the seek index is only a hint); both outputs hold
+/// eight entries.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) unsafe fn locate_group_avx2(
@@ -227,7 +289,6 @@ pub(crate) unsafe fn locate_group_avx2(
         let base = times.as_ptr().add(group.at as usize);
         let tv = _mm256_set1_ps(t);
         // Two counts (even and odd rows) halve the chain of subtracts.
-        let mut c0 = _mm256_setzero_si256();
         let mut c1 = _mm256_setzero_si256();
         let rows = group.rows as usize;
         let le = |k: usize| {
@@ -237,20 +298,37 @@ pub(crate) unsafe fn locate_group_avx2(
             ))
         };
         // Rows rise in every lane (+inf padding last). So every row before
-        // one at or before t in all eight lanes is too: the previous
-        // sample's smallest interval, if its row passes that test (checked,
-        // so any hint is safe), lets the count start there (playing on,
-        // that skips all but a few rows). And once a row lies after t in
-        // all eight lanes, so do the rest: the scan stops there.
-        let hint = interval.iter().copied().min().unwrap_or(0) as usize;
-        let mut k = 0;
-        if hint > 0 && hint < rows && _mm256_movemask_ps(_mm256_castsi256_ps(le(hint))) == 0xFF {
-            k = hint;
-            c0 = _mm256_set1_epi32(hint as i32);
-        }
+        // one at or before t in all eight lanes is too, and the count can
+        // start at such a row. Two hints name one: the previous sample's
+        // smallest interval (playing on, it skips all but a few rows) and
+        // the seek index's row for t's bucket (after a jump, it skips all
+        // but two or three). Each is tested (so any hint is safe), and the
+        // later of those that pass is taken without a branch (which way a
+        // test goes after a jump is not predictable). And once a row lies
+        // after t in all eight lanes, so do the rest: the scan stops there.
+        let hint = (interval.iter().copied().min().unwrap_or(0) as usize).min(rows - 1);
+        let seek = (*group.starts.get_unchecked(group.bucket(t)) as usize).min(rows - 1);
+        let passes = |h: usize| _mm256_movemask_ps(_mm256_castsi256_ps(le(h))) == 0xFF;
+        let hint = if passes(hint) { hint } else { 0 };
+        let seek = if passes(seek) { seek } else { 0 };
+        let mut k = hint.max(seek);
+        let mut c0 = _mm256_set1_epi32(k as i32);
+        // Each lane's interval keys come out of the scan: the last row at
+        // or before t (rows rise, so the last one taken) and the first
+        // after it (the least of those after).
+        let inf = _mm256_set1_ps(f32::INFINITY);
+        let (mut lo, mut hi) = (_mm256_setzero_ps(), inf);
+        let row = |k: usize| _mm256_loadu_ps(base.add(k * LANES));
+        let mut take = |v: __m256| {
+            let m = _mm256_cmp_ps::<_CMP_LE_OQ>(v, tv);
+            lo = _mm256_blendv_ps(lo, v, m);
+            hi = _mm256_min_ps(hi, _mm256_blendv_ps(v, inf, m));
+            _mm256_castps_si256(m)
+        };
         while k + 2 <= rows {
-            let odd = le(k + 1);
-            c0 = _mm256_sub_epi32(c0, le(k));
+            let even = take(row(k));
+            let odd = take(row(k + 1));
+            c0 = _mm256_sub_epi32(c0, even);
             c1 = _mm256_sub_epi32(c1, odd);
             k += 2;
             if _mm256_testz_si256(odd, odd) != 0 {
@@ -258,7 +336,7 @@ pub(crate) unsafe fn locate_group_avx2(
             }
         }
         if k < rows {
-            c0 = _mm256_sub_epi32(c0, le(k));
+            c0 = _mm256_sub_epi32(c0, take(row(k)));
         }
         let count = _mm256_add_epi32(c0, c1);
         let lens = _mm256_loadu_si256(group.lens.as_ptr() as *const __m256i);
@@ -274,18 +352,9 @@ pub(crate) unsafe fn locate_group_avx2(
         // At or before the first key: interval 0 (repeated first keys
         // counted more than one).
         let i = _mm256_andnot_si256(_mm256_castps_si256(first), i);
-        // Each lane's two keys by plain loads (on the AVX2 machines
-        // measured, two gathers cost more than these sixteen loads). In
-        // bounds: i <= len - 2 <= rows - 2.
         _mm256_storeu_si256(interval.as_mut_ptr() as *mut __m256i, i);
-        let (mut lo, mut hi) = ([0.0f32; LANES], [0.0f32; LANES]);
-        for lane in 0..LANES {
-            let at = *interval.get_unchecked(lane) as usize * LANES + lane;
-            lo[lane] = *base.add(at);
-            hi[lane] = *base.add(at + LANES);
-        }
-        let (lo, hi) = (_mm256_loadu_ps(lo.as_ptr()), _mm256_loadu_ps(hi.as_ptr()));
-        // Inside (neither end): lo <= t < hi, so hi - lo > 0.
+        // Inside (neither end): lo = key(i) <= t < hi = key(i + 1), so
+        // hi - lo > 0. At either end the fraction is set below.
         let u = _mm256_div_ps(_mm256_sub_ps(tv, lo), _mm256_sub_ps(hi, lo));
         let u = _mm256_min_ps(_mm256_max_ps(u, _mm256_setzero_ps()), _mm256_set1_ps(1.0));
         let u = _mm256_blendv_ps(u, _mm256_set1_ps(1.0), _mm256_castsi256_ps(last));
@@ -505,6 +574,59 @@ mod tests {
         // Within a group, lengths differ by little: sorted.
         for g in &tl.groups {
             assert!(g.lens.windows(2).all(|w| w[0] <= w[1]));
+        }
+    }
+
+    /// The seek index names, for each bucket, the last row at or before
+    /// the bucket's start in every lane (so counting may start there), and
+    /// no earlier one than that (so a jump skips every row it can): on
+    /// evenly spread keys, bucket b of 16 over 31 keys starts past row
+    /// 2b - 2. Ragged groups (members of different lengths, repeated
+    /// keys) keep the first property.
+    #[test]
+    fn seek_index_names_the_last_row_before_each_bucket() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+        let even: Vec<Vec<f32>> = (0..LANES)
+            .map(|lane| {
+                (0..31)
+                    .map(|k| k as f32 / 30.0 + lane as f32 * 1e-3)
+                    .collect()
+            })
+            .collect();
+        let ragged: Vec<Vec<f32>> = (0..24)
+            .map(|i| grid_times(&mut rng, 2 + (i * 7) % 40))
+            .collect();
+        for (arrays, is_even) in [(even, true), (ragged, false)] {
+            let (tl, _) = Timelines::build(&arrays).unwrap();
+            assert!(!tl.groups.is_empty());
+            for g in &tl.groups {
+                let rows = g.rows as usize;
+                let row = |k: usize| &tl.times[g.at as usize + k * LANES..][..LANES];
+                assert!(g.per > 0.0);
+                for b in 0..SEEK_BUCKETS {
+                    let start = g.t0 + b as f32 / g.per;
+                    let at = g.starts[b] as usize;
+                    assert!(at < rows);
+                    let before = |k: usize| row(k).iter().all(|&v| v <= start);
+                    // Row `at` is before the start in every lane (or it is
+                    // row 0), and the next is not.
+                    assert!(at == 0 || before(at), "bucket {b}: row {at}");
+                    assert!(
+                        at + 1 >= rows || !before(at + 1),
+                        "bucket {b}: row {}",
+                        at + 1
+                    );
+                    assert!(b == 0 || g.starts[b - 1] <= g.starts[b]);
+                    // A time in the bucket maps to it.
+                    let mid = g.t0 + (b as f32 + 0.5) / g.per;
+                    assert_eq!(g.bucket(mid), b);
+                    if is_even && b > 0 {
+                        assert!(at + 2 >= 2 * b, "bucket {b} starts at row {at}");
+                    }
+                }
+                assert_eq!(g.bucket(g.t0 - 1.0), 0);
+                assert_eq!(g.bucket(f32::MAX), SEEK_BUCKETS - 1);
+            }
         }
     }
 
