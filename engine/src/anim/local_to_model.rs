@@ -55,20 +55,6 @@ impl<'a> LocalToModelJob<'a> {
         let (s, l, r) = (self.skeleton, self.locals, &self.root);
         run_job(s, l, r, self.from, self.to, self.models)
     }
-
-    /// The kernel of `tier` (which the CPU must have) on a validated job.
-    #[cfg(all(test, target_arch = "x86_64"))]
-    pub(crate) fn run_fast(self, tier: Tier) {
-        let (s, l, r) = (self.skeleton, self.locals, &self.root);
-        run_fast(s, l, r, self.from, self.to, self.models, tier)
-    }
-
-    /// The definition the fast path is tested against.
-    #[cfg(test)]
-    pub(crate) fn run_scalar(self) {
-        let (s, l, r) = (self.skeleton, self.locals, &self.root);
-        run_scalar(s, l, r, self.from, self.to, self.models)
-    }
 }
 
 /// [`LocalToModelJob`] reading a pose in structure-of-arrays form
@@ -111,20 +97,6 @@ impl<'a> SoaLocalToModelJob<'a> {
     pub fn run(self) -> Result<(), AnimError> {
         let (s, l, r) = (self.skeleton, self.locals, &self.root);
         run_job(s, l, r, self.from, self.to, self.models)
-    }
-
-    /// The kernel of `tier` (which the CPU must have) on a validated job.
-    #[cfg(all(test, target_arch = "x86_64"))]
-    pub(crate) fn run_fast(self, tier: Tier) {
-        let (s, l, r) = (self.skeleton, self.locals, &self.root);
-        run_fast(s, l, r, self.from, self.to, self.models, tier)
-    }
-
-    /// The definition the fast path is tested against.
-    #[cfg(test)]
-    pub(crate) fn run_scalar(self) {
-        let (s, l, r) = (self.skeleton, self.locals, &self.root);
-        run_scalar(s, l, r, self.from, self.to, self.models)
     }
 }
 
@@ -255,8 +227,36 @@ fn run_scalar<L: PoseRead + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::anim::simd::Tier;
     use glam::{Quat, Vec3};
     use rand::{Rng, SeedableRng};
+
+    /// `want` with joints `from..to` zeroed, then recomputed from `locals`
+    /// by the job's own run (`None`), the scalar definition, or the kernel
+    /// of a tier the CPU has.
+    fn recompute<L: Locals + ?Sized>(
+        skeleton: &Skeleton,
+        locals: &L,
+        root: &Affine3A,
+        (from, to): (usize, usize),
+        want: &[Affine3A],
+        tier: Option<Tier>,
+    ) -> Vec<Affine3A> {
+        let mut got = want.to_vec();
+        got[from..to].fill(Affine3A::ZERO);
+        match tier {
+            None => run_job(skeleton, locals, root, from, to, &mut got).unwrap(),
+            Some(Tier::Scalar) => run_scalar(skeleton, locals, root, from, to, &mut got),
+            #[cfg(target_arch = "x86_64")]
+            Some(t) => {
+                validate_job(skeleton, locals.joints(), got.len(), from, to).unwrap();
+                run_fast(skeleton, locals, root, from, to, &mut got, t);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            Some(_) => unreachable!(),
+        }
+        got
+    }
 
     #[test]
     fn fast_path_matches_the_definition() {
@@ -305,94 +305,24 @@ mod tests {
                     (8.min(n), n),
                 ] {
                     let mut want = vec![Affine3A::IDENTITY; n];
-                    LocalToModelJob {
-                        skeleton: &s,
-                        locals: &locals,
-                        root,
-                        from: 0,
-                        to: n,
-                        models: &mut want,
-                    }
-                    .run_scalar();
-                    // The job's own choice, then every fast tier the CPU has.
+                    run_scalar(&s, &locals[..], &root, 0, n, &mut want);
+                    // The jobs' own choice, the scalar path, then every
+                    // fast tier the CPU has, on both layouts.
                     #[allow(unused_mut)]
-                    let mut tiers: Vec<Option<crate::anim::simd::Tier>> = vec![None];
+                    let mut tiers = vec![None, Some(Tier::Scalar)];
                     #[cfg(target_arch = "x86_64")]
                     tiers.extend(crate::anim::simd::testable_tiers().into_iter().map(Some));
                     for tier in tiers {
-                        let mut got = want.clone();
-                        for m in &mut got[from..to] {
-                            *m = Affine3A::ZERO;
-                        }
-                        let job = LocalToModelJob {
-                            skeleton: &s,
-                            locals: &locals,
-                            root,
-                            from,
-                            to,
-                            models: &mut got,
-                        };
-                        match tier {
-                            None => job.run().unwrap(),
-                            #[cfg(target_arch = "x86_64")]
-                            Some(t) => {
-                                job.validate().unwrap();
-                                job.run_fast(t);
-                            }
-                            #[cfg(not(target_arch = "x86_64"))]
-                            Some(_) => unreachable!(),
-                        }
+                        let range = (from, to);
+                        let got = recompute(&s, &locals[..], &root, range, &want, tier);
+                        let soa_got = recompute(&s, &soa, &root, range, &want, tier);
                         for i in 0..n {
                             assert!(
                                 got[i].abs_diff_eq(want[i], 1e-4),
                                 "{tier:?} n {n} shape {shape} joint {i}"
                             );
-                        }
-                        // The same from a SoA pose (its scalar path with
-                        // the job's own choice).
-                        let mut got = want.clone();
-                        for m in &mut got[from..to] {
-                            *m = Affine3A::ZERO;
-                        }
-                        let job = SoaLocalToModelJob {
-                            skeleton: &s,
-                            locals: &soa,
-                            root,
-                            from,
-                            to,
-                            models: &mut got,
-                        };
-                        match tier {
-                            None => {
-                                let mut scalar = want.clone();
-                                for m in &mut scalar[from..to] {
-                                    *m = Affine3A::ZERO;
-                                }
-                                SoaLocalToModelJob {
-                                    skeleton: &s,
-                                    locals: &soa,
-                                    root,
-                                    from,
-                                    to,
-                                    models: &mut scalar,
-                                }
-                                .run_scalar();
-                                for i in 0..n {
-                                    assert!(scalar[i].abs_diff_eq(want[i], 1e-4), "soa scalar {i}");
-                                }
-                                job.run().unwrap()
-                            }
-                            #[cfg(target_arch = "x86_64")]
-                            Some(t) => {
-                                job.validate().unwrap();
-                                job.run_fast(t);
-                            }
-                            #[cfg(not(target_arch = "x86_64"))]
-                            Some(_) => unreachable!(),
-                        }
-                        for i in 0..n {
                             assert!(
-                                got[i].abs_diff_eq(want[i], 1e-4),
+                                soa_got[i].abs_diff_eq(want[i], 1e-4),
                                 "soa {tier:?} n {n} shape {shape} joint {i} range {from}..{to}"
                             );
                         }

@@ -291,12 +291,8 @@ pub(crate) unsafe fn locate_group_avx2(
         // Two counts (even and odd rows) halve the chain of subtracts.
         let mut c1 = _mm256_setzero_si256();
         let rows = group.rows as usize;
-        let le = |k: usize| {
-            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(
-                _mm256_loadu_ps(base.add(k * LANES)),
-                tv,
-            ))
-        };
+        let row = |k: usize| _mm256_loadu_ps(base.add(k * LANES));
+        let le = |v: __m256| _mm256_cmp_ps::<_CMP_LE_OQ>(v, tv);
         // Rows rise in every lane (+inf padding last). So every row before
         // one at or before t in all eight lanes is too, and the count can
         // start at such a row. Two hints name one: the previous sample's
@@ -308,7 +304,7 @@ pub(crate) unsafe fn locate_group_avx2(
         // after t in all eight lanes, so do the rest: the scan stops there.
         let hint = (interval.iter().copied().min().unwrap_or(0) as usize).min(rows - 1);
         let seek = (*group.starts.get_unchecked(group.bucket(t)) as usize).min(rows - 1);
-        let passes = |h: usize| _mm256_movemask_ps(_mm256_castsi256_ps(le(h))) == 0xFF;
+        let passes = |h: usize| _mm256_movemask_ps(le(row(h))) == 0xFF;
         let hint = if passes(hint) { hint } else { 0 };
         let seek = if passes(seek) { seek } else { 0 };
         let mut k = hint.max(seek);
@@ -318,9 +314,8 @@ pub(crate) unsafe fn locate_group_avx2(
         // after it (the least of those after).
         let inf = _mm256_set1_ps(f32::INFINITY);
         let (mut lo, mut hi) = (_mm256_setzero_ps(), inf);
-        let row = |k: usize| _mm256_loadu_ps(base.add(k * LANES));
         let mut take = |v: __m256| {
-            let m = _mm256_cmp_ps::<_CMP_LE_OQ>(v, tv);
+            let m = le(v);
             lo = _mm256_blendv_ps(lo, v, m);
             hi = _mm256_min_ps(hi, _mm256_blendv_ps(v, inf, m));
             _mm256_castps_si256(m)
