@@ -332,17 +332,15 @@ pub(crate) mod x86 {
                         (a(col(0)), a(col(1)), a(col(2)), a(col(3)))
                     }
                 } else {
-                    // Blended [c0 | c1], [c2 | t] of the eight vertices, then
-                    // vertex v and v + 4 paired per column (in registers).
-                    let m = BlendedBlock(std::array::from_fn(|i| {
-                        let (a, c) = blend(base + i);
-                        [a, c]
-                    }));
+                    // The eight vertices blended, vertex v and v + 4 paired
+                    // per column (in registers).
+                    let v: [(__m256, __m256); 8] = std::array::from_fn(|i| blend(base + i));
+                    let m = PairedBlock(std::array::from_fn(|j| pair_vertices(v[j], v[j + 4])));
                     (
-                        block_column(&m, 0, false),
-                        block_column(&m, 0, true),
-                        block_column(&m, 1, false),
-                        block_column(&m, 1, true),
+                        paired_column(&m, 0),
+                        paired_column(&m, 1),
+                        paired_column(&m, 2),
+                        paired_column(&m, 3),
                     )
                 };
                 let (px, py, pz) = load_vec3x8(positions, base);
@@ -397,38 +395,11 @@ pub(crate) mod x86 {
         }
     }
 
-    /// One block of eight vertices' blended matrices, `[c0 | c1]` and
-    /// `[c2 | t]` each, as [`blend_affine`] leaves them.
-    #[repr(C, align(32))]
-    #[derive(Clone, Copy)]
-    struct BlendedBlock([[__m256; 2]; 8]);
-
     /// One block's `cofactor(M) n` (x, y, z over the eight), before
     /// normalisation.
     #[repr(C, align(32))]
     #[derive(Clone, Copy)]
     struct CofactorBlock([__m256; 3]);
-
-    /// Columns `c` (or the translation) of the eight matrices of `m` in SoA
-    /// form: `hi` picks `[c0 | c1]` (0) or `[c2 | t]` (1), `lane` the half.
-    /// Vertex v is paired with v + 4 by a 128-bit lane permute, then the
-    /// four pairs are transposed in both halves at once.
-    #[inline(always)]
-    unsafe fn block_column(m: &BlendedBlock, hi: usize, lane: bool) -> [__m256; 3] {
-        unsafe {
-            let m = &m.0;
-            let r = |v: usize| {
-                let (x, y) = (m[v][hi], m[v + 4][hi]);
-                if lane {
-                    _mm256_permute2f128_ps(x, y, 0x31)
-                } else {
-                    _mm256_permute2f128_ps(x, y, 0x20)
-                }
-            };
-            let (x, y, z) = soa3_from(r(0), r(1), r(2), r(3));
-            [x, y, z]
-        }
-    }
 
     /// One block of eight vertices' blended matrices with vertex v and
     /// v + 4 paired: `[p][c]` is column `c` (c0, c1, c2, t) of vertex `p`
@@ -437,7 +408,23 @@ pub(crate) mod x86 {
     #[derive(Clone, Copy)]
     struct PairedBlock([[__m256; 4]; 4]);
 
-    /// Column `c` of a [`PairedBlock`]'s eight matrices in SoA form.
+    /// Two vertices' blended matrices as [`blend_affine`] leaves them
+    /// (`[c0 | c1]`, `[c2 | t]`), paired column by column by 128-bit lane
+    /// permutes: a [`PairedBlock`] row, vertex `a` in the low halves.
+    #[inline(always)]
+    unsafe fn pair_vertices((a, c): (__m256, __m256), (b, d): (__m256, __m256)) -> [__m256; 4] {
+        unsafe {
+            [
+                _mm256_permute2f128_ps(a, b, 0x20),
+                _mm256_permute2f128_ps(a, b, 0x31),
+                _mm256_permute2f128_ps(c, d, 0x20),
+                _mm256_permute2f128_ps(c, d, 0x31),
+            ]
+        }
+    }
+
+    /// Column `c` of a [`PairedBlock`]'s eight matrices in SoA form (the
+    /// four pairs transposed in both halves at once).
     #[inline(always)]
     unsafe fn paired_column(m: &PairedBlock, c: usize) -> [__m256; 3] {
         unsafe {
@@ -494,14 +481,8 @@ pub(crate) mod x86 {
                 // slower).
                 let blend_pair = |k: usize, j: usize| {
                     let to = bl.add(k & 1);
-                    let (a, c) = blend_affine::<K, true>(sp, joints, weights, k * 8 + j);
-                    let (b, d) = blend_affine::<K, true>(sp, joints, weights, k * 8 + j + 4);
-                    (*to).0[j] = [
-                        _mm256_permute2f128_ps(a, b, 0x20),
-                        _mm256_permute2f128_ps(a, b, 0x31),
-                        _mm256_permute2f128_ps(c, d, 0x20),
-                        _mm256_permute2f128_ps(c, d, 0x31),
-                    ];
+                    let v = |i: usize| blend_affine::<K, true>(sp, joints, weights, k * 8 + i);
+                    (*to).0[j] = pair_vertices(v(j), v(j + 4));
                 };
                 let normalise = |k: usize| {
                     let on = std::slice::from_raw_parts_mut(onp.add(k * 8), 8);
