@@ -277,6 +277,20 @@ pub(crate) fn lbs_fast(
         // SAFETY: the caller checked the tier and validate_streams; `sp`
         // points at skin.len() Affine3A (16-float entries) that outlive the
         // call.
+        // Two to four influences with normals: software-pipelined, as on
+        // AVX2 (five to eight keep the one-block loop, unmeasured there).
+        if !n.is_empty() && (2..=4).contains(&k) {
+            // SAFETY: as below; validate_streams gave normals as long as
+            // the positions.
+            unsafe {
+                match k {
+                    2 => avx512::lbs_pipelined::<2>(sp, j, w, p, n, op, on),
+                    3 => avx512::lbs_pipelined::<3>(sp, j, w, p, n, op, on),
+                    _ => avx512::lbs_pipelined::<4>(sp, j, w, p, n, op, on),
+                }
+            }
+            return;
+        }
         unsafe {
             match k {
                 1 => avx512::lbs::<1>(sp, j, w, p, n, op, on),

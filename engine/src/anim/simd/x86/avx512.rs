@@ -286,29 +286,7 @@ struct Blended<const K: usize> {
 impl<const K: usize> Matrices for Blended<K> {
     #[inline(always)]
     unsafe fn soa(&self, b: &Block) -> [__m512; 12] {
-        unsafe {
-            // Written out: as a loop LLVM keeps the rows in memory.
-            let r = |v: usize| blend_row::<K>(self.skin, b.joints.add(v * K), b.weights.add(v * K));
-            let rows = [
-                r(0),
-                r(1),
-                r(2),
-                r(3),
-                r(4),
-                r(5),
-                r(6),
-                r(7),
-                r(8),
-                r(9),
-                r(10),
-                r(11),
-                r(12),
-                r(13),
-                r(14),
-                r(15),
-            ];
-            soa12(&rows)
-        }
+        unsafe { soa12(&blend16::<K>(self.skin, b.joints, b.weights)) }
     }
 }
 
@@ -391,8 +369,20 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
     with_normals: bool,
     lanes: &Vec3Lanes,
 ) {
+    unsafe { lbs_finish::<K>(mats.soa(&blk), blk, with_normals, lanes) }
+}
+
+/// [`lbs_block`] from the sixteen matrices as twelve registers of elements
+/// over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`).
+#[inline(always)]
+unsafe fn lbs_finish<const K: usize>(
+    mats: [__m512; 12],
+    blk: Block,
+    with_normals: bool,
+    lanes: &Vec3Lanes,
+) {
     unsafe {
-        let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats.soa(&blk);
+        let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats;
         let [px, py, pz] = lanes.load(blk.positions);
         let mut o = [
             _mm512_fmadd_ps(
@@ -493,6 +483,103 @@ pub(crate) unsafe fn lbs<const K: usize>(
             out_positions,
             out_normals,
         );
+    }
+}
+
+/// The sixteen blended rows (`[c0 | c1 | c2 | t]`) of the block whose
+/// joints and weights start at `js` and `ws`.
+#[inline(always)]
+unsafe fn blend16<const K: usize>(
+    skin: *const f32,
+    js: *const u16,
+    ws: *const f32,
+) -> [__m512; 16] {
+    unsafe {
+        // Written out: as a loop LLVM keeps the rows in memory.
+        let r = |v: usize| blend_row::<K>(skin, js.add(v * K), ws.add(v * K));
+        [
+            r(0),
+            r(1),
+            r(2),
+            r(3),
+            r(4),
+            r(5),
+            r(6),
+            r(7),
+            r(8),
+            r(9),
+            r(10),
+            r(11),
+            r(12),
+            r(13),
+            r(14),
+            r(15),
+        ]
+    }
+}
+
+/// LBS with `K` influences and normals, software-pipelined over blocks of
+/// sixteen vertices: each trip blends the next block's sixteen matrices
+/// (held in registers) before it transposes this block's and works out
+/// its positions and normals, so that the blends' loads and FMAs run
+/// beside the transpose, the cofactor and the normalisation, which wait on
+/// one another. The last (fewer than sixteen) vertices go through [`lbs`].
+///
+/// # Safety
+/// As [`lbs`], with normals as long as the positions.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn lbs_pipelined<const K: usize>(
+    skin: *const f32,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    unsafe {
+        let n = positions.len();
+        let blocks = n / 16;
+        let lanes = Vec3Lanes::new();
+        let f = |v: &[Vec3]| v.as_ptr() as *const f32;
+        let (jp, wp) = (joints.as_ptr(), weights.as_ptr());
+        let (opp, onp) = (
+            out_positions.as_mut_ptr() as *mut f32,
+            out_normals.as_mut_ptr() as *mut f32,
+        );
+        let block = |v: usize| Block {
+            joints: jp.add(v * K),
+            weights: wp.add(v * K),
+            positions: f(positions).add(3 * v),
+            normals: f(normals).add(3 * v),
+            out_positions: opp.add(3 * v),
+            out_normals: onp.add(3 * v),
+        };
+        if blocks > 0 {
+            let mut rows = blend16::<K>(skin, jp, wp);
+            for blk in 0..blocks - 1 {
+                let b = block(16 * blk);
+                let nb = block(16 * (blk + 1));
+                let next = blend16::<K>(skin, nb.joints, nb.weights);
+                let m = soa12(&rows);
+                rows = next;
+                lbs_finish::<K>(m, b, true, &lanes);
+            }
+            lbs_finish::<K>(soa12(&rows), block(16 * (blocks - 1)), true, &lanes);
+        }
+        let done = blocks * 16;
+        if done < n {
+            lbs::<K>(
+                skin,
+                &joints[done * K..],
+                &weights[done * K..],
+                &positions[done..],
+                &normals[done..],
+                &mut out_positions[done..],
+                &mut out_normals[done..],
+            );
+        }
     }
 }
 
