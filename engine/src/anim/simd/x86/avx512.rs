@@ -265,6 +265,41 @@ struct Block {
     out_normals: *mut f32,
 }
 
+impl Block {
+    /// The streams' pointers at their first vertex (normals may be empty).
+    fn streams(
+        joints: &[u16],
+        weights: &[f32],
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) -> Self {
+        Self {
+            joints: joints.as_ptr(),
+            weights: weights.as_ptr(),
+            positions: positions.as_ptr() as *const f32,
+            normals: normals.as_ptr() as *const f32,
+            out_positions: out_positions.as_mut_ptr() as *mut f32,
+            out_normals: out_normals.as_mut_ptr() as *mut f32,
+        }
+    }
+
+    /// The block that starts `v` vertices of `K` influences further on
+    /// (wrapping: the normals' pointers of an empty stream are never read).
+    #[inline(always)]
+    fn at<const K: usize>(self, v: usize) -> Self {
+        Self {
+            joints: self.joints.wrapping_add(v * K),
+            weights: self.weights.wrapping_add(v * K),
+            positions: self.positions.wrapping_add(3 * v),
+            normals: self.normals.wrapping_add(3 * v),
+            out_positions: self.out_positions.wrapping_add(3 * v),
+            out_normals: self.out_normals.wrapping_add(3 * v),
+        }
+    }
+}
+
 /// Where a block's sixteen matrices come from, as twelve registers of
 /// elements over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`).
 trait Matrices {
@@ -542,31 +577,26 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
         let n = positions.len();
         let blocks = n / 16;
         let lanes = Vec3Lanes::new();
-        let f = |v: &[Vec3]| v.as_ptr() as *const f32;
-        let (jp, wp) = (joints.as_ptr(), weights.as_ptr());
-        let (opp, onp) = (
-            out_positions.as_mut_ptr() as *mut f32,
-            out_normals.as_mut_ptr() as *mut f32,
+        let streams = Block::streams(
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
         );
-        let block = |v: usize| Block {
-            joints: jp.add(v * K),
-            weights: wp.add(v * K),
-            positions: f(positions).add(3 * v),
-            normals: f(normals).add(3 * v),
-            out_positions: opp.add(3 * v),
-            out_normals: onp.add(3 * v),
-        };
         if blocks > 0 {
-            let mut rows = blend16::<K>(skin, jp, wp);
+            let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
             for blk in 0..blocks - 1 {
-                let b = block(16 * blk);
-                let nb = block(16 * (blk + 1));
+                let b = streams.at::<K>(16 * blk);
+                let nb = streams.at::<K>(16 * (blk + 1));
                 let next = blend16::<K>(skin, nb.joints, nb.weights);
                 let m = soa12(&rows);
                 rows = next;
                 lbs_finish::<K>(m, b, true, &lanes);
             }
-            lbs_finish::<K>(soa12(&rows), block(16 * (blocks - 1)), true, &lanes);
+            let last = streams.at::<K>(16 * (blocks - 1));
+            lbs_finish::<K>(soa12(&rows), last, true, &lanes);
         }
         let done = blocks * 16;
         if done < n {
@@ -631,18 +661,16 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
         let with_normals = !normals.is_empty();
         let lanes = Vec3Lanes::new();
         let blocks = n / 16;
-        let f = |v: &[Vec3]| v.as_ptr() as *const f32;
+        let streams = Block::streams(
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        );
         for blk in 0..blocks {
-            let v = blk * 16;
-            let b = Block {
-                joints: joints.as_ptr().add(v * K),
-                weights: weights.as_ptr().add(v * K),
-                positions: f(positions).add(3 * v),
-                normals: f(normals).wrapping_add(3 * v),
-                out_positions: (out_positions.as_mut_ptr() as *mut f32).add(3 * v),
-                out_normals: (out_normals.as_mut_ptr() as *mut f32).wrapping_add(3 * v),
-            };
-            lbs_block::<M, K>(mats, b, with_normals, &lanes);
+            lbs_block::<M, K>(mats, streams.at::<K>(blk * 16), with_normals, &lanes);
         }
         let done = blocks * 16;
         let rest = n - done;
@@ -663,14 +691,7 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
         if with_normals {
             nn[..rest].copy_from_slice(&normals[done..]);
         }
-        let b = Block {
-            joints: js.as_ptr(),
-            weights: ws.as_ptr(),
-            positions: f(&p),
-            normals: f(&nn),
-            out_positions: op.as_mut_ptr() as *mut f32,
-            out_normals: on.as_mut_ptr() as *mut f32,
-        };
+        let b = Block::streams(&js, &ws, &p, &nn, &mut op, &mut on);
         lbs_block::<M, K>(mats, b, with_normals, &lanes);
         out_positions[done..].copy_from_slice(&op[..rest]);
         if with_normals {
