@@ -31,6 +31,21 @@
 #       vkskin capped at AVX2 on the rows whose name contains FILTER
 #       (ANIM_BENCH_ONLY), and writes to $OUT rows.txt (the harness's tables
 #       per vertex count: -march=native against each tier) and the rounds.
+#   tools/ozz-bench-device.sh variant NAME
+#       here, after prepare: builds the working tree's anim bench and
+#       animation unit tests into .ozzbench/variants/NAME/ (a kernel
+#       variant to set beside the packed bench; edit, then run again with
+#       another NAME).
+#   tools/ozz-bench-device.sh ab ROUNDS FILTER [SECONDS]
+#       there: a quick A/B of the variants. Runs each variant's unit tests
+#       (every tier the CPU has), builds ozz -march=native once per
+#       machine, then alternates ROUNDS times ozz, the packed bench
+#       ("base") and each variant, all at their highest tier, then the
+#       packed bench capped at AVX2, on the rows whose name contains FILTER;
+#       no new round after SECONDS (default 150). Each process is short
+#       (the summary's rows alone), so many rounds fit: writes ab.txt (every
+#       row) and ab-summary.txt (best and median per row and program, and
+#       ozz's best over each best) to $OUT.
 #
 # With the device tool: `run` with carry [".ozzbench"], command
 # `bash tools/ozz-bench-device.sh run 10 400` and timeout_s 560. On the
@@ -219,9 +234,98 @@ rows() {
   tar -C "$work" -czf "$out/rows-runs.tar.gz" $(cd "$work" && ls -d v*)
 }
 
+# The working tree's bench and unit tests as variant NAME.
+variant() {
+  local name="$1" dir exe
+  [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "ozz-bench-device: variant names are letters, digits, - and _" >&2; exit 2; }
+  [ -f "$pack/vkskin-anim" ] || { echo "ozz-bench-device: run prepare first" >&2; exit 1; }
+  dir="$pack/variants/$name"
+  mkdir -p "$dir"
+  exe=$(cargo bench --locked -p vkskin --no-default-features --bench anim --no-run 2>&1 |
+    sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
+  cp "$exe" "$dir/anim"
+  exe=$(cargo test --release --locked -p vkskin --lib --no-default-features --no-run 2>&1 |
+    sed -n 's/.*Executable unittests .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no unit-test executable" >&2; exit 1; }
+  cp "$exe" "$dir/tests"
+  echo "variant $name: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- engine || echo ' + uncommitted changes')" |
+    tee "$dir/what.txt"
+}
+
+ab() {
+  local rounds="$1" filter="$2" limit="${3:-150}" out="${OUT:-$pack/out}" start=$SECONDS
+  mkdir -p "$out"
+  rm -f "$out/ab.txt"
+  local names=() v
+  for v in "$pack"/variants/*/; do
+    [ -x "$v/anim" ] && names+=("$(basename "$v")")
+  done
+  grep -m1 'model name' /proc/cpuinfo | tee "$out/ab-cpu.txt"
+  avx512_line | tee -a "$out/ab-cpu.txt"
+  for v in "${names[@]}"; do
+    cat "$pack/variants/$v/what.txt" 2>/dev/null | tee -a "$out/ab-cpu.txt"
+    if "$pack/variants/$v/tests" >"$out/tests-$v.txt" 2>&1; then
+      echo "$v unit tests: $(grep 'test result' "$out/tests-$v.txt")"
+    else
+      echo "$v unit tests FAILED:"
+      grep -E 'FAILED|panicked' "$out/tests-$v.txt" | head -8
+    fi | tee -a "$out/ab-cpu.txt"
+  done
+  local ozz=/tmp/ozzbench-native/b/ozz-bench
+  if [ ! -x "$ozz" ]; then
+    build_ozz /tmp/ozzbench-native -march=native >/tmp/ozzbench-native-build.txt 2>&1 || true
+  fi
+  [ -x "$ozz" ] || ozz="$pack/ozz-bench-x86-64-v4"
+  # One program's rows, each line prefixed with who ran them.
+  rowsof() { grep -E '^\| ' | grep -vE '^\| (workload|---)' | sed "s/^/$1 /" >>"$out/ab.txt"; }
+  export ANIM_BENCH_ONLY="$filter" ANIM_BENCH_SUMMARY_ONLY=1
+  local r done_rounds=0
+  for r in $(seq 1 "$rounds"); do
+    [ "$done_rounds" -gt 0 ] && [ $((SECONDS - start)) -ge "$limit" ] && break
+    "$ozz" | rowsof ozz
+    "$pack/vkskin-anim" --bench 2>&1 | rowsof base
+    for v in "${names[@]}"; do
+      "$pack/variants/$v/anim" --bench 2>&1 | rowsof "$v"
+    done
+    VKSKIN_SIMD=avx2 "$pack/vkskin-anim" --bench 2>&1 | rowsof base-avx2
+    done_rounds=$r
+  done
+  unset ANIM_BENCH_ONLY ANIM_BENCH_SUMMARY_ONLY
+  echo "rounds: $done_rounds ($((SECONDS - start)) s)" | tee -a "$out/ab-cpu.txt"
+  python3 - "$out/ab.txt" base "${names[@]}" base-avx2 <<'PY' | tee "$out/ab-summary.txt"
+import sys
+from collections import defaultdict
+path, who = sys.argv[1], sys.argv[2:]
+runs = defaultdict(list)
+order = []
+for line in open(path):
+    name, rest = line.split(" ", 1)
+    c = [x.strip() for x in rest.strip().strip("|").split("|")]
+    try:
+        # Rows of the first shape only (LBS and DQS have one).
+        x = float(c[2])
+    except (IndexError, ValueError):
+        continue
+    if c[0] not in order:
+        order.append(c[0])
+    runs[(c[0], name)].append(x)
+print("| row | program | runs | best | median | ozz best / best |")
+print("| --- | --- | ---: | ---: | ---: | ---: |")
+for row in order:
+    oz = min(runs.get((row, "ozz"), [float("nan")]))
+    for name in ["ozz"] + who:
+        x = sorted(runs.get((row, name), []))
+        if x:
+            print(f"| {row} | {name} | {len(x)} | {x[0]:.2f} | {x[len(x) // 2]:.2f} | {oz / x[0]:.2f} |")
+PY
+}
+
 case "${1:-}" in
   prepare) shift; prepare "$@" ;;
   run) shift; run "$@" ;;
   rows) shift; rows "$@" ;;
-  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS] [SECONDS] | rows ROUNDS FILTER [VERTICES...]" >&2; exit 2 ;;
+  variant) shift; variant "$@" ;;
+  ab) shift; ab "$@" ;;
+  *) echo "usage: tools/ozz-bench-device.sh prepare [OZZ_SRC] [HARNESS] | run [ROUNDS] [SECONDS] | rows ROUNDS FILTER [VERTICES...] | variant NAME | ab ROUNDS FILTER [SECONDS]" >&2; exit 2 ;;
 esac
