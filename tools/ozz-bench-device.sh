@@ -58,6 +58,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=.ozzbench
 
+# The working tree's anim bench to BENCH and its animation unit tests (no
+# GPU half: on the other machine they check every SIMD tier its CPU has,
+# AVX-512 there, against the scalar definitions) to TESTS: the
+# executables cargo names on its last line.
+build_vkskin() {
+  local exe
+  exe=$(cargo bench --locked -p vkskin --no-default-features --bench anim --no-run 2>&1 |
+    sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
+  cp "$exe" "$1"
+  exe=$(cargo test --release --locked -p vkskin --lib --no-default-features --no-run 2>&1 |
+    sed -n 's/.*Executable unittests .*(\(.*\))$/\1/p' | tail -1)
+  [ -x "$exe" ] || { echo "ozz-bench-device: no unit-test executable" >&2; exit 1; }
+  cp "$exe" "$2"
+}
+
 prepare() {
   local src="${1:-/tmp/ozz-src}" harness="${2:-../shared/tools/ozz-bench}"
   for f in bench.cc build.sh compare.py; do
@@ -71,19 +87,7 @@ prepare() {
   mkdir -p "$pack/harness"
   cp "$harness/bench.cc" "$harness/build.sh" "$harness/compare.py" "$pack/harness/"
   tar -C "$src" -czf "$pack/ozz-src.tar.gz" .
-  # vkskin's bench: the executable cargo names on its last line.
-  local exe
-  exe=$(cargo bench --locked -p vkskin --no-default-features --bench anim --no-run 2>&1 |
-    sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
-  [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
-  cp "$exe" "$pack/vkskin-anim"
-  # The animation layer's unit tests (no GPU half): on the other machine
-  # they check every SIMD tier its CPU has (AVX-512 there) against the
-  # scalar definitions.
-  exe=$(cargo test --release --locked -p vkskin --lib --no-default-features --no-run 2>&1 |
-    sed -n 's/.*Executable unittests .*(\(.*\))$/\1/p' | tail -1)
-  [ -x "$exe" ] || { echo "ozz-bench-device: no unit-test executable" >&2; exit 1; }
-  cp "$exe" "$pack/vkskin-lib-tests"
+  build_vkskin "$pack/vkskin-anim" "$pack/vkskin-lib-tests"
   cargo build --release --locked -p anim-compare
   cp target/release/anim-compare "$pack/"
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$pack/" 2>/dev/null || true
@@ -236,19 +240,12 @@ rows() {
 
 # The working tree's bench and unit tests as variant NAME.
 variant() {
-  local name="$1" dir exe
+  local name="$1" dir
   [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "ozz-bench-device: variant names are letters, digits, - and _" >&2; exit 2; }
   [ -f "$pack/vkskin-anim" ] || { echo "ozz-bench-device: run prepare first" >&2; exit 1; }
   dir="$pack/variants/$name"
   mkdir -p "$dir"
-  exe=$(cargo bench --locked -p vkskin --no-default-features --bench anim --no-run 2>&1 |
-    sed -n 's/.*Executable .*(\(.*\))$/\1/p' | tail -1)
-  [ -x "$exe" ] || { echo "ozz-bench-device: no bench executable" >&2; exit 1; }
-  cp "$exe" "$dir/anim"
-  exe=$(cargo test --release --locked -p vkskin --lib --no-default-features --no-run 2>&1 |
-    sed -n 's/.*Executable unittests .*(\(.*\))$/\1/p' | tail -1)
-  [ -x "$exe" ] || { echo "ozz-bench-device: no unit-test executable" >&2; exit 1; }
-  cp "$exe" "$dir/tests"
+  build_vkskin "$dir/anim" "$dir/tests"
   echo "variant $name: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- engine || echo ' + uncommitted changes')" |
     tee "$dir/what.txt"
 }
@@ -313,11 +310,12 @@ for line in open(path):
 print("| row | program | runs | best | median | ozz best / best |")
 print("| --- | --- | ---: | ---: | ---: | ---: |")
 for row in order:
-    oz = min(runs.get((row, "ozz"), [float("nan")]))
+    oz = min(runs.get((row, "ozz"), [0.0]))
     for name in ["ozz"] + who:
         x = sorted(runs.get((row, name), []))
         if x:
-            print(f"| {row} | {name} | {len(x)} | {x[0]:.2f} | {x[len(x) // 2]:.2f} | {oz / x[0]:.2f} |")
+            ratio = f"{oz / x[0]:.2f}" if oz > 0 else "-"
+            print(f"| {row} | {name} | {len(x)} | {x[0]:.2f} | {x[len(x) // 2]:.2f} | {ratio} |")
 PY
 }
 
