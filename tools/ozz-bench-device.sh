@@ -275,7 +275,8 @@ ab() {
   fi
   [ -x "$ozz" ] || ozz="$pack/ozz-bench-x86-64-v4"
   # One program's rows, each line prefixed with who ran them.
-  rowsof() { grep -E '^\| ' | grep -vE '^\| (workload|---)' | sed "s/^/$1 /" >>"$out/ab.txt"; }
+  # (awk: a program with no such row is no error under set -e.)
+  rowsof() { awk -v who="$1" '/^\| / && !/^\| (workload|---)/ { print who " " $0 }' >>"$out/ab.txt"; }
   export ANIM_BENCH_ONLY="$filter" ANIM_BENCH_SUMMARY_ONLY=1
   local r done_rounds=0
   for r in $(seq 1 "$rounds"); do
