@@ -37,6 +37,10 @@ pub(crate) struct KeysAt {
 /// Buckets of a lane group's seek index ([`LaneGroup::starts`]).
 pub(crate) const SEEK_BUCKETS: usize = 16;
 
+// The seek index names rows in a `u8`: a group has at most
+// `LANE_KEYS_MAX` rows.
+const _: () = assert!(LANE_KEYS_MAX <= u8::MAX as usize + 1);
+
 /// Eight timelines in lanes: `rows` rows of eight floats from `at`, and
 /// each member's own key count (its `KeysAt::len` again, side by side so
 /// that the AVX2 kernel reads all eight in one load).
