@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Throughput of AVX2 instruction mixes on this CPU, in core cycles.
+
+The LBS kernels' speed is bounded by how many vector operations the core
+issues per cycle, and by which of them share pipes; instruction tables and
+llvm-mca's models disagree on that for Zen 3 (LLVM 14's model gives an FMA
+both FMA pipes). This measures it: for each mix below it writes a C
+function whose body is the mix repeated 48 instructions deep in inline
+assembly (independent operations: twelve destination registers in turn),
+times it with the time-stamp counter, and converts to core cycles with a
+chain of dependent integer adds (one a cycle on every x86-64 core).
+
+    python3 tools/vector-op-mix.py [CC]
+
+prints, for each mix, cycles per group and vector operations per cycle
+(loads and stores count as operations). Needs a C compiler (default cc)
+that takes GNU inline assembly, and AVX2 and FMA on the CPU. Best of nine
+runs each; the machine should otherwise be idle.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+# AT&T syntax: destination last. {d} is the rotating destination register,
+# {o} an offset (32-byte steps through a 2 KiB buffer) for loads from %0 and
+# stores to %1; ymm14 and ymm15 are the fixed sources.
+FMA = "vfmadd231ps %%ymm14, %%ymm15, %%ymm{d}"
+MUL = "vmulps %%ymm14, %%ymm15, %%ymm{d}"
+ADD = "vaddps %%ymm14, %%ymm15, %%ymm{d}"
+UNPCK = "vunpcklps %%ymm14, %%ymm15, %%ymm{d}"
+SHUF = "vshufps $0x44, %%ymm14, %%ymm15, %%ymm{d}"
+BLEND = "vblendps $0x55, %%ymm14, %%ymm15, %%ymm{d}"
+PERM2 = "vperm2f128 $0x21, %%ymm14, %%ymm15, %%ymm{d}"
+INSERT = "vinsertf128 $1, %%xmm14, %%ymm15, %%ymm{d}"
+INSERT_MEM = "vinsertf128 $1, {o}(%0), %%ymm15, %%ymm{d}"
+LOAD = "vmovaps {o}(%0), %%ymm{d}"
+BCAST = "vbroadcastss {o}(%0), %%ymm{d}"
+FMA_MEM = "vfmadd231ps {o}(%0), %%ymm14, %%ymm{d}"
+STORE = "vmovaps %%ymm{d}, {o}(%1)"
+
+MIXES = [
+    ("fma", [FMA]),
+    ("mul", [MUL]),
+    ("add", [ADD]),
+    ("unpcklps", [UNPCK]),
+    ("shufps", [SHUF]),
+    ("blendps", [BLEND]),
+    ("vperm2f128", [PERM2]),
+    ("vinsertf128 (register)", [INSERT]),
+    ("vinsertf128 (memory)", [INSERT_MEM]),
+    ("load", [LOAD]),
+    ("broadcast load", [BCAST]),
+    ("fma with a load", [FMA_MEM]),
+    ("store", [STORE]),
+    ("fma + add", [FMA, ADD]),
+    ("mul + add", [MUL, ADD]),
+    ("fma + unpcklps", [FMA, UNPCK]),
+    ("fma + blendps", [FMA, BLEND]),
+    ("fma + vperm2f128", [FMA, PERM2]),
+    ("fma + load", [FMA, LOAD]),
+    ("unpcklps + load", [UNPCK, LOAD]),
+    ("unpcklps + blendps", [UNPCK, BLEND]),
+    ("fma + unpcklps + add", [FMA, UNPCK, ADD]),
+    ("fma + unpcklps + load", [FMA, UNPCK, LOAD]),
+    ("fma + unpcklps + store", [FMA, UNPCK, STORE]),
+    ("fma + unpcklps + blendps", [FMA, UNPCK, BLEND]),
+    ("broadcast + 2 fma with a load", [BCAST, FMA_MEM, FMA_MEM]),
+]
+
+DEPTH = 48
+
+
+def function(index, pattern):
+    body = []
+    i = 0
+    while len(body) < DEPTH:
+        for p in pattern:
+            body.append(p.replace("{d}", str(i % 12)).replace("{o}", str((i * 32) % 2048)))
+            i += 1
+    asm = "\\n\\t".join(body)
+    clobbers = "".join(f', "xmm{r}"' for r in range(12))
+    return (
+        f"static double mix{index}(long n) {{\n"
+        f"  uint64_t t0 = __rdtsc();\n"
+        f"  for (long i = 0; i < n; i++)\n"
+        f'    __asm__ volatile("{asm}" :: "r"(src), "r"(dst) : "memory"{clobbers});\n'
+        f"  return (double)(__rdtsc() - t0) / ((double)n * {len(body)});\n"
+        f"}}\n"
+    )
+
+
+def program():
+    out = [
+        "#include <stdint.h>\n#include <stdio.h>\n#include <x86intrin.h>\n",
+        "static float src[1024] __attribute__((aligned(64)));\n",
+        "static float dst[1024] __attribute__((aligned(64)));\n",
+        "static double chain(long n) {\n  uint64_t t0 = __rdtsc(); long x = 0;\n"
+        "  for (long i = 0; i < n; i++)\n"
+        '    __asm__ volatile("add $1,%0\\n\\tadd $1,%0\\n\\tadd $1,%0\\n\\tadd $1,%0\\n\\t'
+        'add $1,%0\\n\\tadd $1,%0\\n\\tadd $1,%0\\n\\tadd $1,%0" : "+r"(x));\n'
+        "  return (double)(__rdtsc() - t0) / ((double)n * 8);\n}\n",
+        "static double best(double (*f)(long), long n) {\n"
+        "  double b = 1e30; for (int r = 0; r < 9; r++) { double t = f(n); if (t < b) b = t; }\n"
+        "  return b;\n}\n",
+    ]
+    for i, (_, pattern) in enumerate(MIXES):
+        out.append(function(i, pattern))
+    out.append("int main(void) {\n  const long n = 2000000;\n")
+    out.append("  double tick = best(chain, 4 * n); /* TSC ticks per core cycle */\n")
+    out.append('  printf("TSC ticks per core cycle: %.3f\\n", tick);\n')
+    out.append('  printf("%-32s %10s %10s\\n", "mix", "cycles", "ops/cycle");\n')
+    for i, (name, pattern) in enumerate(MIXES):
+        k = len(pattern)
+        out.append(
+            f"  {{ double c = best(mix{i}, n) / tick * {k};"
+            f' printf("%-32s %10.3f %10.2f\\n", "{name}", c, {k} / c); }}\n'
+        )
+    out.append("  return 0;\n}\n")
+    return "".join(out)
+
+
+def main():
+    cc = sys.argv[1] if len(sys.argv) > 1 else "cc"
+    with tempfile.TemporaryDirectory() as tmp:
+        c = os.path.join(tmp, "mix.c")
+        exe = os.path.join(tmp, "mix")
+        with open(c, "w") as f:
+            f.write(program())
+        subprocess.run([cc, "-O2", "-mavx2", "-mfma", c, "-o", exe], check=True)
+        subprocess.run([exe], check=True)
+
+
+if __name__ == "__main__":
+    main()
