@@ -13,7 +13,10 @@ chain of dependent integer adds (one a cycle on every x86-64 core).
     python3 tools/vector-op-mix.py [CC]
 
 prints, for each mix, cycles per group and vector operations per cycle
-(loads and stores count as operations). Needs a C compiler (default cc)
+(loads and stores count as operations), then the cycles of one trip of
+the AVX2 LBS kernel's blend (eight vertices, four influences) alone, with
+its weights broadcast from memory as compiled, in registers, or read once
+per vertex and splatted by in-lane permutes. Needs a C compiler (default cc)
 that takes GNU inline assembly, and AVX2 and FMA on the CPU. Best of nine
 runs each; the machine should otherwise be idle.
 """
@@ -71,6 +74,36 @@ MIXES = [
 
 DEPTH = 48
 
+# The LBS blend of one trip (eight vertices, four influences each) as the
+# AVX2 kernel compiles it: per vertex and influence a weight broadcast and
+# two multiplies or FMAs reading the two halves of a 64-byte palette entry,
+# then the vertex's two blended registers stored. Joints are fixed
+# pseudo-random entries of a 64-entry palette.
+TRIPS = ["weights broadcast", "weights in registers", "weights: one 16-byte load, permutes"]
+
+
+def blend_trip(variant):
+    state = 12345
+    out = []
+    for v in range(8):
+        a0, a1 = (v % 4) * 2, (v % 4) * 2 + 1
+        for i in range(4):
+            state = (state * 1103515245 + 12345) % (1 << 31)
+            j = (state >> 16) % 64
+            w = 8 + i
+            if variant == TRIPS[0]:
+                out.append(f"vbroadcastss {v * 16 + i * 4}(%1), %%ymm{w}")
+            elif variant == TRIPS[2]:
+                if i == 0:
+                    out.append(f"vbroadcastf128 {v * 16}(%1), %%ymm14")
+                out.append(f"vpermilps ${i * 0x55}, %%ymm14, %%ymm{w}")
+            op = "vmulps" if i == 0 else "vfmadd231ps"
+            out.append(f"{op} {j * 64}(%0), %%ymm{w}, %%ymm{a0}")
+            out.append(f"{op} {j * 64 + 32}(%0), %%ymm{w}, %%ymm{a1}")
+        out.append(f"vmovaps %%ymm{a0}, {v * 64}(%2)")
+        out.append(f"vmovaps %%ymm{a1}, {v * 64 + 32}(%2)")
+    return out
+
 
 def function(index, pattern):
     body = []
@@ -91,6 +124,19 @@ def function(index, pattern):
     )
 
 
+def trip_function(index, variant):
+    asm = "\\n\\t".join(blend_trip(variant))
+    clobbers = "".join(f', "xmm{r}"' for r in range(16))
+    return (
+        f"static double trip{index}(long n) {{\n"
+        f"  uint64_t t0 = __rdtsc();\n"
+        f"  for (long i = 0; i < n; i++)\n"
+        f'    __asm__ volatile("{asm}" :: "r"(src), "r"(dst + 256), "r"(dst) : "memory"{clobbers});\n'
+        f"  return (double)(__rdtsc() - t0) / (double)n;\n"
+        f"}}\n"
+    )
+
+
 def program():
     out = [
         "#include <stdint.h>\n#include <stdio.h>\n#include <x86intrin.h>\n",
@@ -107,6 +153,8 @@ def program():
     ]
     for i, (_, pattern) in enumerate(MIXES):
         out.append(function(i, pattern))
+    for i, variant in enumerate(TRIPS):
+        out.append(trip_function(i, variant))
     out.append("int main(void) {\n  const long n = 2000000;\n")
     out.append("  double tick = best(chain, 4 * n); /* TSC ticks per core cycle */\n")
     out.append('  printf("TSC ticks per core cycle: %.3f\\n", tick);\n')
@@ -116,6 +164,12 @@ def program():
         out.append(
             f"  {{ double c = best(mix{i}, n) / tick * {k};"
             f' printf("%-32s %10.3f %10.2f\\n", "{name}", c, {k} / c); }}\n'
+        )
+    out.append('  printf("\\nLBS blend, one trip of eight vertices and four influences:\\n");\n')
+    for i, variant in enumerate(TRIPS):
+        out.append(
+            f"  {{ double c = best(trip{i}, n / 16) / tick;"
+            f' printf("%-40s %6.1f cycles\\n", "{variant}", c); }}\n'
         )
     out.append("  return 0;\n}\n")
     return "".join(out)
