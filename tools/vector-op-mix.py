@@ -17,7 +17,9 @@ prints, for each mix, cycles per group and vector operations per cycle
 the AVX2 LBS kernel's blend (eight vertices, four influences) alone, with
 its weights broadcast from memory as compiled, in registers, or read once
 per vertex and splatted by in-lane permutes. Needs a C compiler (default cc)
-that takes GNU inline assembly, and AVX2 and FMA on the CPU. Best of nine
+that takes GNU inline assembly, and AVX2 and FMA on the CPU. Every
+register and buffer the assembly reads holds ordinary floats (near 1):
+denormals would take a slow path. Best of nine
 runs each; the machine should otherwise be idle.
 """
 
@@ -105,36 +107,37 @@ def blend_trip(variant):
     return out
 
 
-def function(index, pattern):
+def timed(name, body, per):
+    """A C function `name(n)` that runs the inline-assembly `body` n times
+    and returns time-stamp ticks per `per` (operands: %0 the palette or
+    load source, %1 the weights or store target, %2 the blend's output)."""
+    asm = "\\n\\t".join(body)
+    clobbers = "".join(f', "xmm{r}"' for r in range(16))
+    # Ordinary values in every register the body reads, so that no
+    # denormal (a slow path) comes in from whatever the registers held.
+    setup = "\\n\\t".join(
+        ["vbroadcastss (%0), %%ymm14", "vbroadcastss 4(%0), %%ymm15"]
+        + [f"vbroadcastss 8(%0), %%ymm{r}" for r in range(12)]
+    )
+    return (
+        f"static double {name}(long n) {{\n"
+        f'  __asm__ volatile("{setup}" :: "r"(src) : "memory"{clobbers});\n'
+        f"  uint64_t t0 = __rdtsc();\n"
+        f"  for (long i = 0; i < n; i++)\n"
+        f'    __asm__ volatile("{asm}" :: "r"(src), "r"(dst + 256), "r"(dst) : "memory"{clobbers});\n'
+        f"  return (double)(__rdtsc() - t0) / ((double)n * {per});\n"
+        f"}}\n"
+    )
+
+
+def mix_body(pattern):
     body = []
     i = 0
     while len(body) < DEPTH:
         for p in pattern:
             body.append(p.replace("{d}", str(i % 12)).replace("{o}", str((i * 32) % 2048)))
             i += 1
-    asm = "\\n\\t".join(body)
-    clobbers = "".join(f', "xmm{r}"' for r in range(12))
-    return (
-        f"static double mix{index}(long n) {{\n"
-        f"  uint64_t t0 = __rdtsc();\n"
-        f"  for (long i = 0; i < n; i++)\n"
-        f'    __asm__ volatile("{asm}" :: "r"(src), "r"(dst) : "memory"{clobbers});\n'
-        f"  return (double)(__rdtsc() - t0) / ((double)n * {len(body)});\n"
-        f"}}\n"
-    )
-
-
-def trip_function(index, variant):
-    asm = "\\n\\t".join(blend_trip(variant))
-    clobbers = "".join(f', "xmm{r}"' for r in range(16))
-    return (
-        f"static double trip{index}(long n) {{\n"
-        f"  uint64_t t0 = __rdtsc();\n"
-        f"  for (long i = 0; i < n; i++)\n"
-        f'    __asm__ volatile("{asm}" :: "r"(src), "r"(dst + 256), "r"(dst) : "memory"{clobbers});\n'
-        f"  return (double)(__rdtsc() - t0) / (double)n;\n"
-        f"}}\n"
-    )
+    return body
 
 
 def program():
@@ -152,10 +155,12 @@ def program():
         "  return b;\n}\n",
     ]
     for i, (_, pattern) in enumerate(MIXES):
-        out.append(function(i, pattern))
+        body = mix_body(pattern)
+        out.append(timed(f"mix{i}", body, len(body)))
     for i, variant in enumerate(TRIPS):
-        out.append(trip_function(i, variant))
+        out.append(timed(f"trip{i}", blend_trip(variant), 1))
     out.append("int main(void) {\n  const long n = 2000000;\n")
+    out.append("  for (int i = 0; i < 1024; i++) { src[i] = 1.0f + i * 1e-3f; dst[i] = 0.25f; }\n")
     out.append("  double tick = best(chain, 4 * n); /* TSC ticks per core cycle */\n")
     out.append('  printf("TSC ticks per core cycle: %.3f\\n", tick);\n')
     out.append('  printf("%-32s %10s %10s\\n", "mix", "cycles", "ops/cycle");\n')
@@ -165,6 +170,9 @@ def program():
             f"  {{ double c = best(mix{i}, n) / tick * {k};"
             f' printf("%-32s %10.3f %10.2f\\n", "{name}", c, {k} / c); }}\n'
         )
+    # The mixes' stores left their registers' contents in dst: the trips
+    # read the palette values and weights again.
+    out.append("  for (int i = 0; i < 1024; i++) { src[i] = 1.0f + i * 1e-3f; dst[i] = 0.25f; }\n")
     out.append('  printf("\\nLBS blend, one trip of eight vertices and four influences:\\n");\n')
     for i, variant in enumerate(TRIPS):
         out.append(

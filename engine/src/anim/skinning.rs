@@ -274,14 +274,11 @@ pub(crate) fn lbs_fast(
     if tier == Tier::Avx512 && weighted && (1..=8).contains(&k) {
         let skin = x86::aligned_palette(skin, p.len(), 64, &mut stack, &mut heap);
         let sp = skin.as_ptr() as *const f32;
-        // SAFETY: the caller checked the tier and validate_streams; `sp`
-        // points at skin.len() Affine3A (16-float entries) that outlive the
-        // call.
         // Two to four influences with normals: software-pipelined, as on
         // AVX2 (five to eight keep the one-block loop, unmeasured there).
         if !n.is_empty() && (2..=4).contains(&k) {
-            // SAFETY: as below; validate_streams gave normals as long as
-            // the positions.
+            // SAFETY: as below; validate_streams also gave normals as long
+            // as the positions.
             unsafe {
                 match k {
                     2 => avx512::lbs_pipelined::<2>(sp, j, w, p, n, op, on),
@@ -291,6 +288,9 @@ pub(crate) fn lbs_fast(
             }
             return;
         }
+        // SAFETY: the caller checked the tier and validate_streams; `sp`
+        // points at skin.len() Affine3A (16-float entries) that outlive the
+        // call.
         unsafe {
             match k {
                 1 => avx512::lbs::<1>(sp, j, w, p, n, op, on),
