@@ -2133,123 +2133,149 @@ pub(crate) mod x86 {
         }
     }
 
-    /// `q v q*` for unit `q` (xyz in `r`, w in `w`):
-    /// `t = 2 r x v; v + w t + r x t`.
-    #[inline(always)]
-    unsafe fn rotate8(r: [__m256; 3], w: __m256, v: [__m256; 3]) -> [__m256; 3] {
-        unsafe {
-            let c = cross8(r, v);
-            let two = _mm256_set1_ps(2.0);
-            let t = [
-                _mm256_mul_ps(c[0], two),
-                _mm256_mul_ps(c[1], two),
-                _mm256_mul_ps(c[2], two),
-            ];
-            let rt = cross8(r, t);
-            std::array::from_fn(|i| _mm256_add_ps(_mm256_fmadd_ps(w, t[i], v[i]), rt[i]))
-        }
-    }
-
     /// The part of DQS after the blend, eight vertices in SoA form: `acc`
     /// holds the blended dual quaternions (real x, y, z, w, dual x, y, z,
-    /// w over the eight); normalise (identity for weights that cancel out,
-    /// as the scalar path), translation, rotate the positions `p` and (when
-    /// `out_normals` is not empty) the normals `n`, which [`dqs_inputs8`]
-    /// gives. `between(0..4)` runs at four points between the steps (a
-    /// pipelined caller's next blends).
+    /// w over the eight, not normalised); the rotation as a matrix and the
+    /// translation, then the positions and (when `out_normals` is not
+    /// empty) the normals through them, each taken from its closure just
+    /// before it is used (see [`dqs_scaled8`]).
+    /// Both scale with `1 / |real|^2` (the matrix of `q v q*` is
+    /// `|q|^2 R`, and the translation `2 d conj(r)` takes one `1 / |real|`
+    /// from each factor), so one division by the squared length, and no
+    /// square root, normalises the blend: `s = 2 / |real|^2` (0 for
+    /// weights that cancel out, which gives the identity and no
+    /// translation, as the scalar path). `between(0..4)` runs at four
+    /// points between the steps (a pipelined caller's next blends).
     #[inline(always)]
     unsafe fn dqs_finish8(
         acc: [__m256; 8],
         base: usize,
-        [px, py, pz]: [__m256; 3],
-        [nx, ny, nz]: [__m256; 3],
+        positions: impl FnOnce() -> [__m256; 3],
+        normals: impl FnOnce() -> [__m256; 3],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
         between: &mut impl FnMut(usize),
     ) {
         let with_normals = !out_normals.is_empty();
         unsafe {
+            let [x, y, z, w, dx, dy, dz, dw] = acc;
             let len2 = _mm256_fmadd_ps(
-                acc[0],
-                acc[0],
-                _mm256_fmadd_ps(
-                    acc[1],
-                    acc[1],
-                    _mm256_fmadd_ps(acc[2], acc[2], _mm256_mul_ps(acc[3], acc[3])),
-                ),
+                x,
+                x,
+                _mm256_fmadd_ps(y, y, _mm256_fmadd_ps(z, z, _mm256_mul_ps(w, w))),
             );
-            // Weights that cancel out: identity, as the scalar path.
+            // Weights that cancel out (|real| < 1e-12, as the scalar path).
             let degenerate = _mm256_cmp_ps::<_CMP_LT_OQ>(len2, _mm256_set1_ps(1e-24));
-            // 1 / |real|: the hardware estimate and one Newton step (~1e-7
-            // relative, as the normals' normalisation), not a square root
-            // and a division.
-            let y = _mm256_rsqrt_ps(len2);
-            let h = _mm256_mul_ps(
-                _mm256_mul_ps(len2, _mm256_set1_ps(0.5)),
-                _mm256_mul_ps(y, y),
-            );
-            let inv = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
-            let inv = _mm256_andnot_ps(degenerate, inv);
+            let s = _mm256_andnot_ps(degenerate, _mm256_div_ps(_mm256_set1_ps(2.0), len2));
             between(0);
-            let r: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[c], inv));
-            let rw = _mm256_blendv_ps(_mm256_mul_ps(acc[3], inv), _mm256_set1_ps(1.0), degenerate);
-            let d: [__m256; 3] = std::array::from_fn(|c| _mm256_mul_ps(acc[4 + c], inv));
-            let dw = _mm256_mul_ps(acc[7], inv);
-            // Translation 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz).
-            let rd = cross8(r, d);
-            let two = _mm256_set1_ps(2.0);
+            let (xs, ys, zs, ws) = (
+                _mm256_mul_ps(x, s),
+                _mm256_mul_ps(y, s),
+                _mm256_mul_ps(z, s),
+                _mm256_mul_ps(w, s),
+            );
+            let (wx, wy, wz) = (
+                _mm256_mul_ps(w, xs),
+                _mm256_mul_ps(w, ys),
+                _mm256_mul_ps(w, zs),
+            );
+            // Row-major: m[r][c] of the rotation, 1 - s (y^2 + z^2) and
+            // s (x y - w z) and so on.
+            let one = _mm256_set1_ps(1.0);
+            let a = _mm256_fnmadd_ps(x, xs, one);
+            let m = [
+                [
+                    _mm256_fnmadd_ps(y, ys, _mm256_fnmadd_ps(z, zs, one)),
+                    _mm256_fmsub_ps(x, ys, wz),
+                    _mm256_fmadd_ps(x, zs, wy),
+                ],
+                [
+                    _mm256_fmadd_ps(x, ys, wz),
+                    _mm256_fnmadd_ps(z, zs, a),
+                    _mm256_fmsub_ps(y, zs, wx),
+                ],
+                [
+                    _mm256_fmsub_ps(x, zs, wy),
+                    _mm256_fmadd_ps(y, zs, wx),
+                    _mm256_fnmadd_ps(y, ys, a),
+                ],
+            ];
+            // Translation s (d.xyz w - xyz d.w + xyz x d.xyz).
+            let rs = [xs, ys, zs];
+            let d = [dx, dy, dz];
             let t: [__m256; 3] = std::array::from_fn(|c| {
-                _mm256_mul_ps(
-                    two,
-                    _mm256_add_ps(_mm256_fmsub_ps(d[c], rw, _mm256_mul_ps(r[c], dw)), rd[c]),
-                )
+                let (j, k) = ((c + 1) % 3, (c + 2) % 3);
+                let u = _mm256_fmadd_ps(rs[k], d[j], _mm256_mul_ps(dw, rs[c]));
+                _mm256_fmadd_ps(d[c], ws, _mm256_fmsub_ps(rs[j], d[k], u))
             });
             between(1);
-            let p = rotate8(r, rw, [px, py, pz]);
+            let row = |r: usize, v: [__m256; 3], plus: __m256| {
+                _mm256_fmadd_ps(
+                    m[r][0],
+                    v[0],
+                    _mm256_fmadd_ps(m[r][1], v[1], _mm256_fmadd_ps(m[r][2], v[2], plus)),
+                )
+            };
+            let p = positions();
             store_vec3x8(
                 out_positions,
                 base,
-                _mm256_add_ps(p[0], t[0]),
-                _mm256_add_ps(p[1], t[1]),
-                _mm256_add_ps(p[2], t[2]),
+                row(0, p, t[0]),
+                row(1, p, t[1]),
+                row(2, p, t[2]),
             );
             between(2);
             if with_normals {
-                let m = rotate8(r, rw, [nx, ny, nz]);
+                let [nx, ny, nz] = normals();
+                let n: [__m256; 3] = std::array::from_fn(|r| {
+                    _mm256_fmadd_ps(
+                        m[r][0],
+                        nx,
+                        _mm256_fmadd_ps(m[r][1], ny, _mm256_mul_ps(m[r][2], nz)),
+                    )
+                });
                 between(3);
-                store_normalised8(out_normals, base, m);
+                store_normalised8(out_normals, base, n);
             } else {
                 between(3);
             }
         }
     }
 
-    /// The positions and normals (zero when there are none) of vertices
-    /// `base..base + 8` in SoA form, as DQS rotates them: as they are for
-    /// rigid DQS, or through [`scale_phase8`] for the two-phase variant
-    /// (`scale_shear` not empty).
+    /// The two-phase variant's inputs for vertices `base..base + 8`:
+    /// positions and normals (zero when there are none) in SoA form
+    /// through [`scale_phase8`]; `None` for rigid DQS (`scale_shear`
+    /// empty), whose [`dqs_finish8`] loads them itself, each as late as it
+    /// can (fewer registers held over the rotation's build).
     #[inline(always)]
-    unsafe fn dqs_inputs8<const K: usize>(
+    unsafe fn dqs_scaled8<const K: usize>(
         scale_shear: &[Mat3A],
         joints: &[u16],
         weights: &[f32],
         base: usize,
         positions: &[Vec3],
         normals: &[Vec3],
-    ) -> ([__m256; 3], [__m256; 3]) {
+    ) -> Option<([__m256; 3], [__m256; 3])> {
+        if scale_shear.is_empty() {
+            return None;
+        }
         unsafe {
-            let (px, py, pz) = load_vec3x8(positions, base);
+            let p = load3x8(positions, base);
             let n = if normals.is_empty() {
                 [_mm256_setzero_ps(); 3]
             } else {
-                let (nx, ny, nz) = load_vec3x8(normals, base);
-                [nx, ny, nz]
+                load3x8(normals, base)
             };
-            if scale_shear.is_empty() {
-                ([px, py, pz], n)
-            } else {
-                scale_phase8::<K>(scale_shear, joints, weights, base, [px, py, pz], n)
-            }
+            Some(scale_phase8::<K>(scale_shear, joints, weights, base, p, n))
+        }
+    }
+
+    /// [`load_vec3x8`] as an array.
+    #[inline(always)]
+    unsafe fn load3x8(v: &[Vec3], base: usize) -> [__m256; 3] {
+        unsafe {
+            let (x, y, z) = load_vec3x8(v, base);
+            [x, y, z]
         }
     }
 
@@ -2322,13 +2348,15 @@ pub(crate) mod x86 {
     /// DQS of `K` influences for the vertices `0..n / 8 * 8` of a palette
     /// of at most 64 entries, without transposing the palette: the
     /// hemisphere test against the first influence comes from a table
-    /// built once per call (bit `b` of `flip[a]`: `real[b] . real[a] < 0`,
-    /// with the scalar path's own dot product, so the same signs), each
-    /// influence is one 32-byte load from the palette or from its negated
-    /// copy, accumulated per vertex with its weight broadcast from memory;
-    /// the eight sums are then transposed once to SoA form for the rest.
+    /// built once per call (`offsets[a][b]`: where entry `b` lies, negated
+    /// where `real[b] . real[a] < 0`, with the scalar path's own dot
+    /// product, so the same signs), so each influence is one 16-bit load
+    /// of its offset and one 32-byte load from the palette or its negated
+    /// copy, accumulated per vertex with its weight broadcast from memory
+    /// (no bit tests or selects per influence); the eight sums are then
+    /// transposed once to SoA form for the rest.
     /// With `scale_shear` not empty, the two-phase variant (see
-    /// [`dqs_inputs8`]). Returns how many vertices it did.
+    /// [`dqs_scaled8`]). Returns how many vertices it did.
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
@@ -2348,20 +2376,25 @@ pub(crate) mod x86 {
     ) -> usize {
         let np = palette.len();
         debug_assert!(np <= 64);
-        let mut flip = [0u64; 64];
         // The palette and its negated copy, each entry on a 32-byte
         // boundary so that its one load never splits a cache line
-        // (`DualQuat` itself is only 4-byte aligned).
+        // (`DualQuat` itself is only 4-byte aligned): entry b at byte
+        // 32 b, its negation at 32 (64 + b).
         #[repr(C, align(32))]
         #[derive(Clone, Copy)]
         struct Entry([f32; 8]);
         let mut signed = [[Entry([0.0; 8]); 64]; 2];
-        for (a, bits) in flip.iter_mut().enumerate().take(np) {
+        // offsets[a][b]: the byte offset in `signed` of entry b as a vertex
+        // whose first influence is a takes it, negated where
+        // `real[b] . real[a] < 0` (the scalar path's own dot product, so
+        // the same signs). 8 KiB: one 16-bit load gives an influence's
+        // address, sign included.
+        let mut offsets = [[0u16; 64]; 64];
+        for (a, row) in offsets.iter_mut().enumerate().take(np) {
             let ra = glam::Vec4::from_array(palette[a].real);
-            for (b, q) in palette.iter().enumerate() {
-                if glam::Vec4::from_array(q.real).dot(ra) < 0.0 {
-                    *bits |= 1 << b;
-                }
+            for (b, (q, o)) in palette.iter().zip(row.iter_mut()).enumerate() {
+                let negated = glam::Vec4::from_array(q.real).dot(ra) < 0.0;
+                *o = (32 * (64 * negated as usize + b)) as u16;
             }
             for (table, q) in signed.iter_mut().zip([palette[a], palette[a].negate()]) {
                 let e = &mut table[a].0;
@@ -2369,10 +2402,7 @@ pub(crate) mod x86 {
                 e[4..].copy_from_slice(&q.dual);
             }
         }
-        let sources = [
-            signed[0].as_ptr() as *const f32,
-            signed[1].as_ptr() as *const f32,
-        ];
+        let entries = signed.as_ptr() as *const u8;
         let n = positions.len();
         let blocks = n / 8;
         // Vertex v's blended dual quaternion.
@@ -2380,42 +2410,35 @@ pub(crate) mod x86 {
             let js = joints.as_ptr().add(v * K);
             let ws = weights.as_ptr().add(v * K);
             let j0 = *js as usize;
-            let row = *flip.get_unchecked(j0);
-            let mut acc = _mm256_mul_ps(
-                _mm256_loadu_ps(sources[0].add(j0 * 8)),
-                _mm256_broadcast_ss(&*ws),
-            );
+            let row = offsets.get_unchecked(j0).as_ptr();
+            let entry = |off: usize| _mm256_load_ps(entries.add(off) as *const f32);
+            let mut acc = _mm256_mul_ps(entry(32 * j0), _mm256_broadcast_ss(&*ws));
             for k in 1..K {
-                let j = *js.add(k) as usize;
-                let src = *sources.get_unchecked(((row >> j) & 1) as usize);
-                acc = _mm256_fmadd_ps(
-                    _mm256_loadu_ps(src.add(j * 8)),
-                    _mm256_broadcast_ss(&*ws.add(k)),
-                    acc,
-                );
+                let off = *row.add(*js.add(k) as usize) as usize;
+                acc = _mm256_fmadd_ps(entry(off), _mm256_broadcast_ss(&*ws.add(k)), acc);
             }
             acc
         };
         // Software-pipelined in two stages (`lbs_pipelined` has three):
-        // while block b is finished, block b + 1's sums are blended into
-        // the other buffer, two vertices at each of the finish's four
-        // pauses.
-        let mut sums = [[_mm256_setzero_ps(); 8]; 2];
+        // block b's sums are transposed into registers first, then, while
+        // block b is finished, block b + 1's are blended into the same
+        // buffer, two vertices at each of the finish's four pauses.
+        let mut sums = [_mm256_setzero_ps(); 8];
         if blocks > 0 {
-            sums[0] = std::array::from_fn(&blend);
+            sums = std::array::from_fn(&blend);
         }
         for b in 0..blocks {
             let base = b * 8;
-            let [even, odd] = &mut sums;
-            let (this, next) = if b & 1 == 0 { (even, odd) } else { (odd, even) };
             unsafe {
-                let (p, n) =
-                    dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
-                let acc = transpose8(*this);
+                let scaled =
+                    dqs_scaled8::<K>(scale_shear, joints, weights, base, positions, normals);
+                let p = || scaled.map_or_else(|| load3x8(positions, base), |s| s.0);
+                let n = || scaled.map_or_else(|| load3x8(normals, base), |s| s.1);
+                let acc = transpose8(sums);
                 if b + 1 < blocks {
                     let mut between = |j: usize| {
                         for v in [2 * j, 2 * j + 1] {
-                            next[v] = blend(base + 8 + v);
+                            sums[v] = blend(base + 8 + v);
                         }
                     };
                     dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut between);
@@ -2429,7 +2452,7 @@ pub(crate) mod x86 {
 
     /// Dual-quaternion skinning of `K` influences for the vertices
     /// `0..n / 8 * 8`, eight at a time in SoA form (with `scale_shear` not
-    /// empty, the two-phase variant: [`dqs_inputs8`]); returns how many it
+    /// empty, the two-phase variant: [`dqs_scaled8`]); returns how many it
     /// did (the caller finishes the rest one by one).
     ///
     /// # Safety
@@ -2491,8 +2514,10 @@ pub(crate) mod x86 {
                         acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
                     }
                 }
-                let (p, n) =
-                    dqs_inputs8::<K>(scale_shear, joints, weights, base, positions, normals);
+                let scaled =
+                    dqs_scaled8::<K>(scale_shear, joints, weights, base, positions, normals);
+                let p = || scaled.map_or_else(|| load3x8(positions, base), |s| s.0);
+                let n = || scaled.map_or_else(|| load3x8(normals, base), |s| s.1);
                 dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut |_| {});
             }
         }

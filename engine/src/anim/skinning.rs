@@ -1513,6 +1513,57 @@ mod tests {
         }
     }
 
+    /// Vertices whose weights cancel out (all zero here: the blended real
+    /// part is 0) keep their position and normal on the fast kernels, as
+    /// in the scalar definition, beside vertices that move.
+    #[test]
+    fn fast_dqs_keeps_vertices_whose_weights_cancel_out() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        // 12 entries with 400 vertices: the sign-table kernel; 70: the
+        // transposing one.
+        for (palette, n) in [(12usize, 400usize), (70, 400)] {
+            let skin: Vec<Affine3A> = (0..palette).map(|_| random_rigid(&mut rng)).collect();
+            let mut dq = vec![DualQuat::default(); palette];
+            encode_dual_quat(&skin, &PaletteHierarchy::flat(palette), &mut dq).unwrap();
+            let mut m = random_mesh(&mut rng, n, 4, palette as u16);
+            // Every third vertex's weights cancel out.
+            for v in (0..n).step_by(3) {
+                m.weights[4 * v..4 * v + 4].fill(0.0);
+            }
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            dqs_reference(
+                &dq,
+                &[],
+                4,
+                &m.joints,
+                &m.weights,
+                &m.positions,
+                &m.normals,
+                &mut rp,
+                &mut rn,
+                0,
+            );
+            let (fp, fn_) = dqs(&dq, &[], &m);
+            for v in 0..n {
+                assert!(
+                    rp[v].abs_diff_eq(fp[v], 1e-5),
+                    "{palette} {v}: {} {}",
+                    rp[v],
+                    fp[v]
+                );
+                assert!(rn[v].abs_diff_eq(fn_[v], 1e-5), "{palette} {v} normal");
+                if v % 3 == 0 {
+                    assert_eq!(fp[v], m.positions[v], "{palette} {v} moved");
+                } else {
+                    assert!(
+                        fp[v].distance(m.positions[v]) > 1e-3,
+                        "{palette} {v} stayed"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn fast_dqs_matches_the_scalar_definition() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(71);
