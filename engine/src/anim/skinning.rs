@@ -738,6 +738,25 @@ mod tests {
         (p, nn)
     }
 
+    /// The scalar definition of DQS over the whole mesh.
+    fn dqs_scalar(dq: &[DualQuat], ss: &[Mat3A], m: &Mesh) -> (Vec<Vec3>, Vec<Vec3>) {
+        let n = m.positions.len();
+        let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        dqs_reference(
+            dq,
+            ss,
+            m.k,
+            &m.joints,
+            &m.weights,
+            &m.positions,
+            &m.normals,
+            &mut p,
+            &mut nn,
+            0,
+        );
+        (p, nn)
+    }
+
     fn random_mesh(rng: &mut impl Rng, n: usize, k: usize, joints: u16) -> Mesh {
         let mut m = Mesh {
             positions: Vec::new(),
@@ -1530,19 +1549,7 @@ mod tests {
             for v in (0..n).step_by(3) {
                 m.weights[4 * v..4 * v + 4].fill(0.0);
             }
-            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-            dqs_reference(
-                &dq,
-                &[],
-                4,
-                &m.joints,
-                &m.weights,
-                &m.positions,
-                &m.normals,
-                &mut rp,
-                &mut rn,
-                0,
-            );
+            let (rp, rn) = dqs_scalar(&dq, &[], &m);
             let (fp, fn_) = dqs(&dq, &[], &m);
             for v in 0..n {
                 assert!(
@@ -1615,19 +1622,7 @@ mod tests {
             for k in 1..=5 {
                 let m = random_mesh(&mut rng, n, k, palette as u16);
                 let n = m.positions.len();
-                let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                dqs_reference(
-                    &dq,
-                    &ss,
-                    k,
-                    &m.joints,
-                    &m.weights,
-                    &m.positions,
-                    &m.normals,
-                    &mut rp,
-                    &mut rn,
-                    0,
-                );
+                let (rp, rn) = dqs_scalar(&dq, &ss, &m);
                 let (fp, fn_) = dqs(&dq, &ss, &m);
                 // Positions alone take the same kernels without normals.
                 let mut alone = vec![Vec3::ZERO; n];
