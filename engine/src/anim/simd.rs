@@ -2138,8 +2138,8 @@ pub(crate) mod x86 {
     /// w over the eight, not normalised); the rotation as a matrix and the
     /// translation, then the positions and (when `out_normals` is not
     /// empty) the normals through them, each taken from its closure just
-    /// before it is used (see [`dqs_scaled8`]).
-    /// Both scale with `1 / |real|^2` (the matrix of `q v q*` is
+    /// before it is used (see [`dqs_scaled8`]). Both scale with
+    /// `1 / |real|^2` (the matrix of `q v q*` is
     /// `|q|^2 R`, and the translation `2 d conj(r)` takes one `1 / |real|`
     /// from each factor), so one division by the squared length, and no
     /// square root, normalises the blend: `s = 2 / |real|^2` (0 for
@@ -2226,14 +2226,8 @@ pub(crate) mod x86 {
             );
             between(2);
             if with_normals {
-                let [nx, ny, nz] = normals();
-                let n: [__m256; 3] = std::array::from_fn(|r| {
-                    _mm256_fmadd_ps(
-                        m[r][0],
-                        nx,
-                        _mm256_fmadd_ps(m[r][1], ny, _mm256_mul_ps(m[r][2], nz)),
-                    )
-                });
+                let (n, zero) = (normals(), _mm256_setzero_ps());
+                let n = [row(0, n, zero), row(1, n, zero), row(2, n, zero)];
                 between(3);
                 store_normalised8(out_normals, base, n);
             } else {

@@ -538,7 +538,7 @@ impl DualQuatSkinningJob<'_> {
             let (pal, ss, j, w) = (self.palette, self.scale_shear, self.joints, self.weights);
             let (p, n) = (self.positions, self.normals);
             let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
-            // The sign table costs palette^2 dot products: worth it from
+            // The offset table costs palette^2 dot products: worth it from
             // sixteen vertices per palette entry.
             let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
             // SAFETY: features checked, streams and the scale/shear palette's
