@@ -70,6 +70,9 @@ MIXES = [
     ("fma + unpcklps + add", [FMA, UNPCK, ADD]),
     ("fma + unpcklps + load", [FMA, UNPCK, LOAD]),
     ("fma + unpcklps + store", [FMA, UNPCK, STORE]),
+    ("2 fma + store", [FMA, FMA, STORE]),
+    ("2 mul + store", [MUL, MUL, STORE]),
+    ("2 unpcklps + store", [UNPCK, UNPCK, STORE]),
     ("fma + unpcklps + blendps", [FMA, UNPCK, BLEND]),
     ("broadcast + 2 fma with a load", [BCAST, FMA_MEM, FMA_MEM]),
 ]
