@@ -359,6 +359,7 @@ pub fn path_reference(
             vkskin::skin::CpuSkinning {
                 per_vertex: mesh.influences.per_vertex,
                 joints: &mesh.influences.joints,
+                checked: None,
                 weights: &mesh.influences.weights,
                 positions: &mesh.positions,
                 normals: &mesh.normals,

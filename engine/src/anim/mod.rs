@@ -53,8 +53,8 @@ pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamp
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::{PaletteSkin, Skin};
 pub use skinning::{
-    normals_are_unit, DualQuatSkinningJob, LinearBlendJob, QuatTranslationSkinningJob,
-    UNIT_NORMAL_TOLERANCE,
+    normals_are_unit, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
+    QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
 };
 pub use soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use transform::Transform;

@@ -82,7 +82,10 @@ pub struct PreparedMesh {
 
 /// What the CPU stage's job reads.
 pub(crate) struct CpuStreams {
-    pub influences: Influences,
+    pub per_vertex: usize,
+    /// Checked once here, so that no frame scans them again.
+    pub joints: crate::anim::CheckedJoints,
+    pub weights: Vec<f32>,
     pub positions: Vec<glam::Vec3>,
     pub normals: Vec<glam::Vec3>,
 }
@@ -380,7 +383,9 @@ pub(crate) fn prepare(
         None => None,
     };
     let cpu = (path.stage == Stage::Cpu).then(|| CpuStreams {
-        influences: inf.clone(),
+        per_vertex: inf.per_vertex,
+        joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
+        weights: inf.weights.clone(),
         positions: mesh.positions.clone(),
         normals: if mesh.normals.is_empty() {
             vec![glam::Vec3::Z; n]

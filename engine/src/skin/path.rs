@@ -318,9 +318,10 @@ impl InstanceWriter<'_> {
                         skin,
                         &m.hierarchy,
                         CpuSkinning {
-                            per_vertex: cpu.influences.per_vertex,
-                            joints: &cpu.influences.joints,
-                            weights: &cpu.influences.weights,
+                            per_vertex: cpu.per_vertex,
+                            joints: &cpu.joints,
+                            checked: Some(&cpu.joints),
+                            weights: &cpu.weights,
                             positions: &cpu.positions,
                             normals: &cpu.normals,
                             out_positions: self.positions,
