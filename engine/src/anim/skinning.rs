@@ -55,8 +55,9 @@ pub fn normals_are_unit(normals: &[Vec3]) -> bool {
 }
 
 /// A mesh's joint indices checked once, for skinning it every frame:
-/// [`LinearBlendJob::run_checked`] and [`DualQuatSkinningJob::run_checked`]
-/// compare the largest index, found here, with the palette's length, where
+/// [`LinearBlendJob::run_checked`], [`DualQuatSkinningJob::run_checked`]
+/// and [`QuatTranslationSkinningJob::run_checked_with`] compare the largest
+/// index, found here, with the palette's length, where
 /// `run` scans every index on every call (a pass over the stream: about 4
 /// per cent of a four-influence skin with normals, 100,000 vertices, on a
 /// Zen 3). The type owns the indices and lends them out read-only, so they
