@@ -4,12 +4,12 @@
 //!
 //! # Pipeline
 //!
-//! 1. [`header`]: the 16-byte `xof` header.
-//! 2. [`mszip`]: for `tzip`/`bzip`, the blocks are walked and checked, then
+//! 1. `header`: the 16-byte `xof` header.
+//! 2. `mszip`: for `tzip`/`bzip`, the blocks are walked and checked, then
 //!    inflated (with `miniz_oxide`) into one buffer that starts with the
 //!    original header, so that byte offsets in errors are offsets into the
 //!    decompressed file (messages say so).
-//! 3. [`text`] or [`binary`] tokenizes; [`tree`] builds a generic object
+//! 3. `text` or `binary` tokenizes; `tree` builds a generic object
 //!    tree. Templates are skipped: every data object's member values are
 //!    flattened into one list, and the conversion reads them knowing the
 //!    standard templates. Nesting deeper than [`Limits::max_depth`] is an
