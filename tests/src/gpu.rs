@@ -358,8 +358,7 @@ pub fn path_reference(
             hierarchy,
             vkskin::skin::CpuSkinning {
                 per_vertex: mesh.influences.per_vertex,
-                joints: &mesh.influences.joints,
-                checked: None,
+                joints: &vkskin::anim::CheckedJoints::new(mesh.influences.joints.clone()),
                 weights: &mesh.influences.weights,
                 positions: &mesh.positions,
                 normals: &mesh.normals,

@@ -88,10 +88,6 @@ impl CheckedJoints {
         &self.joints
     }
 
-    pub fn into_vec(self) -> Vec<u16> {
-        self.joints.into_vec()
-    }
-
     /// The largest index when `joints` is this set's own slice (the same
     /// memory, as `&checked` gives a job), else an error: the job would
     /// skin other indices than the ones checked.
@@ -555,17 +551,25 @@ impl QuatTranslationSkinningJob<'_> {
     /// [`Self::run`] with the rebuilt matrices in `scratch` (resized to the
     /// palette; no allocation once it is large enough).
     pub fn run_with(self, scratch: &mut Vec<Affine3A>) -> Result<(), AnimError> {
-        self.run_checked_with(None, scratch)
+        self.run_inner(None, scratch)
     }
 
-    /// [`Self::run_with`], with `checked` as in
-    /// [`LinearBlendJob::run_checked`] when given.
+    /// [`Self::run_with`] for a job whose `joints` are `checked`'s, as
+    /// [`LinearBlendJob::run_checked`].
     pub fn run_checked_with(
         self,
-        checked: Option<&CheckedJoints>,
+        checked: &CheckedJoints,
         scratch: &mut Vec<Affine3A>,
     ) -> Result<(), AnimError> {
-        let checked_max = checked.map(|c| c.max_for(self.joints)).transpose()?;
+        let max = checked.max_for(self.joints)?;
+        self.run_inner(Some(max), scratch)
+    }
+
+    fn run_inner(
+        self,
+        checked_max: Option<u16>,
+        scratch: &mut Vec<Affine3A>,
+    ) -> Result<(), AnimError> {
         self.validate_with(checked_max)?;
         scratch.clear();
         scratch.extend(self.palette.iter().map(QuatTranslation::to_affine));
@@ -1674,6 +1678,32 @@ mod tests {
                 .run_checked(&checked)
                 .unwrap();
                 assert_eq!((p, nn), (want_p, want_n), "DQS n {n}");
+                // The quaternion-translation job: `run_with` and
+                // `run_checked_with` alike.
+                let mut qt = vec![QuatTranslation::default(); skin.len()];
+                super::super::encode_quat_translation(&skin, &mut qt).unwrap();
+                let qt_job = |p: &mut [Vec3], nn: &mut [Vec3], checked: Option<&CheckedJoints>| {
+                    let job = QuatTranslationSkinningJob {
+                        palette: &qt,
+                        per_vertex: k,
+                        joints: checked.map_or(&m.joints[..], |c| c.as_slice()),
+                        weights: &m.weights,
+                        positions: &m.positions,
+                        normals: &m.normals,
+                        out_positions: p,
+                        out_normals: nn,
+                    };
+                    match checked {
+                        Some(c) => job.run_checked_with(c, &mut Vec::new()),
+                        None => job.run_with(&mut Vec::new()),
+                    }
+                    .unwrap();
+                };
+                let (mut wp, mut wn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                qt_job(&mut wp, &mut wn, None);
+                let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                qt_job(&mut p, &mut nn, Some(&checked));
+                assert_eq!((p, nn), (wp, wn), "QT n {n}");
             }
         }
         let m = random_mesh(&mut rng, 64, 4, skin.len() as u16);

@@ -320,7 +320,6 @@ impl InstanceWriter<'_> {
                         CpuSkinning {
                             per_vertex: cpu.per_vertex,
                             joints: &cpu.joints,
-                            checked: Some(&cpu.joints),
                             weights: &cpu.weights,
                             positions: &cpu.positions,
                             normals: &cpu.normals,

@@ -49,7 +49,7 @@ impl Encoding for Affine4x3Encoding {
         _hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError> {
-        let lbs = LinearBlendJob {
+        LinearBlendJob {
             skin,
             per_vertex: job.per_vertex,
             joints: job.joints,
@@ -59,11 +59,8 @@ impl Encoding for Affine4x3Encoding {
             out_positions: job.out_positions,
             out_normals: job.out_normals,
             unit_normals: false,
-        };
-        match job.checked {
-            Some(checked) => lbs.run_checked(checked)?,
-            None => lbs.run()?,
         }
+        .run_checked(job.joints)?;
         Ok(PaletteReport::default())
     }
 }

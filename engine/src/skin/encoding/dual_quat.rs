@@ -52,7 +52,7 @@ impl Encoding for DualQuatEncoding {
     ) -> Result<PaletteReport, AnimError> {
         with_cpu_scratch(skin.len(), |_, palette, _, _| {
             let report = encode_dual_quat(skin, hierarchy, palette)?;
-            let dqs = DualQuatSkinningJob {
+            DualQuatSkinningJob {
                 palette,
                 scale_shear: &[],
                 per_vertex: job.per_vertex,
@@ -62,11 +62,8 @@ impl Encoding for DualQuatEncoding {
                 normals: job.normals,
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
-            };
-            match job.checked {
-                Some(checked) => dqs.run_checked(checked)?,
-                None => dqs.run()?,
             }
+            .run_checked(job.joints)?;
             Ok(report)
         })
     }

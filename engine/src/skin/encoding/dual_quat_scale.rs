@@ -58,7 +58,7 @@ impl Encoding for DualQuatScaleEncoding {
     ) -> Result<PaletteReport, AnimError> {
         with_cpu_scratch(skin.len(), |_, palette, scale_shear, _| {
             encode_dual_quat_scale(skin, hierarchy, palette, scale_shear)?;
-            let dqs = DualQuatSkinningJob {
+            DualQuatSkinningJob {
                 palette,
                 scale_shear,
                 per_vertex: job.per_vertex,
@@ -68,11 +68,8 @@ impl Encoding for DualQuatScaleEncoding {
                 normals: job.normals,
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
-            };
-            match job.checked {
-                Some(checked) => dqs.run_checked(checked)?,
-                None => dqs.run()?,
             }
+            .run_checked(job.joints)?;
             Ok(PaletteReport::default())
         })
     }

@@ -22,10 +22,9 @@ pub use quat_translation::QuatTranslationEncoding;
 /// arguments every `anim` skinning job takes.
 pub struct CpuSkinning<'a> {
     pub per_vertex: usize,
-    pub joints: &'a [u16],
-    /// `joints` checked once (the CPU stage's prepared mesh): the job runs
-    /// through `run_checked` and skips its per-call scan of the indices.
-    pub checked: Option<&'a crate::anim::CheckedJoints>,
+    /// Checked once (the CPU stage's prepared mesh): the job runs through
+    /// `run_checked` and skips a per-call scan of the indices.
+    pub joints: &'a crate::anim::CheckedJoints,
     pub weights: &'a [f32],
     pub positions: &'a [Vec3],
     pub normals: &'a [Vec3],

@@ -66,7 +66,7 @@ impl Encoding for QuatTranslationEncoding {
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
             }
-            .run_checked_with(job.checked, matrices)?;
+            .run_checked_with(job.joints, matrices)?;
             Ok(report)
         })
     }
