@@ -1417,6 +1417,145 @@ mod tests {
         assert!(e.to_string().contains("influence weights"), "{e}");
     }
 
+    /// Whatever the streams' alignments, every vertex is skinned once, as
+    /// the scalar definition does and bit for bit the same, weighted and
+    /// weightless, with and without normals (the AVX-512 kernels skin a
+    /// few vertices apart first so that their blocks start on cache lines:
+    /// `stream_lead`).
+    #[test]
+    fn stream_leads_skin_every_alignment_the_same() {
+        #[cfg(target_arch = "x86_64")]
+        for tier in crate::anim::simd::testable_tiers() {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(43);
+            let skin: Vec<Affine3A> = (0..20).map(|_| random_rigid(&mut rng)).collect();
+            let n = 300;
+            for k in [1, 2, 4] {
+                let m = random_mesh(&mut rng, n, k, 20);
+                let weightless = vec![1.0; n];
+                let weight_sets: &[&[f32]] = if k == 1 {
+                    &[&m.weights, &[]]
+                } else {
+                    &[&m.weights]
+                };
+                for &weights in weight_sets {
+                    let ref_w: &[f32] = if weights.is_empty() {
+                        &weightless
+                    } else {
+                        weights
+                    };
+                    let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                    lbs_reference(
+                        &skin,
+                        k,
+                        &m.joints,
+                        ref_w,
+                        &m.positions,
+                        &m.normals,
+                        &mut rp,
+                        &mut rn,
+                    );
+                    // Each stream shifted by its own number of vertices (0 to
+                    // 15: every 4-byte offset modulo 64), in buffers with room;
+                    // the outputs of shift 0, with and without normals.
+                    let mut first: Vec<Vec<Vec3>> = Vec::new();
+                    for o in 0..16 {
+                        let shift = |s: usize| (o * s) % 16;
+                        let placed = |v: &[Vec3], s: usize| {
+                            let mut b = vec![Vec3::splat(9.0); n + 16];
+                            b[shift(s)..shift(s) + n].copy_from_slice(v);
+                            b
+                        };
+                        let (p, nn) = (placed(&m.positions, 1), placed(&m.normals, 3));
+                        let (mut op, mut on) = (vec![Vec3::NAN; n + 16], vec![Vec3::NAN; n + 16]);
+                        for with_normals in [true, false] {
+                            let (ns, ons): (&[Vec3], &mut [Vec3]) = if with_normals {
+                                (&nn[shift(3)..shift(3) + n], &mut on[shift(7)..shift(7) + n])
+                            } else {
+                                (&[], &mut [])
+                            };
+                            lbs_fast(
+                                tier,
+                                false,
+                                &skin,
+                                k,
+                                &m.joints,
+                                weights,
+                                &p[shift(1)..shift(1) + n],
+                                ns,
+                                &mut op[shift(5)..shift(5) + n],
+                                ons,
+                            );
+                            for i in 0..n {
+                                let (a, b) = (rp[i], op[shift(5) + i]);
+                                assert!(
+                                    a.abs_diff_eq(b, 1e-5),
+                                    "{tier:?} k {k} shift {o} vertex {i}: {a} {b}"
+                                );
+                                if with_normals {
+                                    let (a, b) = (rn[i], on[shift(7) + i]);
+                                    assert!(
+                                        a.abs_diff_eq(b, 1e-5),
+                                        "{tier:?} k {k} shift {o} normal {i}: {a} {b}"
+                                    );
+                                }
+                            }
+                            // Bit for bit the same wherever the buffers lie.
+                            let got = [
+                                op[shift(5)..shift(5) + n].to_vec(),
+                                if with_normals {
+                                    on[shift(7)..shift(7) + n].to_vec()
+                                } else {
+                                    Vec::new()
+                                },
+                            ];
+                            if o == 0 {
+                                first.extend(got);
+                            } else {
+                                let at = if with_normals { 0 } else { 2 };
+                                assert!(
+                                    got[0] == first[at] && got[1] == first[at + 1],
+                                    "{tier:?} k {k} shift {o}: not the outputs of shift 0"
+                                );
+                            }
+                            op.fill(Vec3::NAN);
+                            on.fill(Vec3::NAN);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The lead puts the blocks on the boundary in the first streams that
+    /// can be, is shorter than a block, and is 0 for short meshes.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn stream_lead_aligns_the_first_streams() {
+        use crate::anim::simd::x86::avx512::stream_lead;
+        for align in [32, 64] {
+            for a in (0..align).step_by(4) {
+                for b in (0..align).step_by(4) {
+                    let (a, b) = (4096 + a, 8192 + b);
+                    let s = stream_lead(1000, align, &[(a, 12), (b, 12)]);
+                    assert!(s < align / 4);
+                    assert_eq!((a + 12 * s) % align, 0, "align {align}: {a} lead {s}");
+                    if !(b + 12 * s).is_multiple_of(align) {
+                        // No lead aligns both.
+                        assert!((0..align / 4)
+                            .all(|t| (a + 12 * t) % align != 0 || (b + 12 * t) % align != 0));
+                    }
+                    assert_eq!(stream_lead(2 * align - 1, align, &[(a, 12), (b, 12)]), 0);
+                }
+            }
+        }
+        // All four streams 16 bytes past a line: four vertices (48 bytes).
+        let line16 = [(64 * 5 + 16, 12); 4];
+        assert_eq!(stream_lead(1000, 64, &line16), 4);
+        assert_eq!(stream_lead(1000, 32, &line16), 4);
+        // Already aligned: no lead.
+        assert_eq!(stream_lead(1000, 64, &[(128, 12), (192, 12)]), 0);
+    }
+
     /// A palette off the boundary a tier's loads need is read from a
     /// cache-line-aligned copy (on the stack, or the heap past 128 entries)
     /// when the mesh is at least as long, and in place otherwise; either way

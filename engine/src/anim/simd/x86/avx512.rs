@@ -486,8 +486,10 @@ unsafe fn lbs_finish<const K: usize>(
 }
 
 /// Linear blend skinning of `K` influences per vertex, sixteen vertices at
-/// a time; the last (fewer than sixteen) go through the same code from
-/// padded copies.
+/// a time; the last (fewer than sixteen), and the first few when that puts
+/// the blocks on cache lines (see [`lead16`]), go through the same code
+/// from padded copies, so a vertex's result does not depend on where the
+/// streams lie.
 ///
 /// `skin` points at the palette: 16-float entries (`Affine3A`).
 ///
@@ -558,7 +560,8 @@ unsafe fn blend16<const K: usize>(
 /// (held in registers) before it transposes this block's and works out
 /// its positions and normals, so that the blends' loads and FMAs run
 /// beside the transpose, the cofactor and the normalisation, which wait on
-/// one another. The last (fewer than sixteen) vertices go through [`lbs`].
+/// one another. The first few vertices (see [`lead16`]) and the last
+/// (fewer than sixteen) go through [`lbs`].
 ///
 /// # Safety
 /// As [`lbs`], with normals as long as the positions.
@@ -574,6 +577,27 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
     out_normals: &mut [Vec3],
 ) {
     unsafe {
+        let lead = lead16(
+            positions.len(),
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        );
+        if lead > 0 {
+            lbs::<K>(
+                skin,
+                &joints[..lead * K],
+                &weights[..lead * K],
+                &positions[..lead],
+                &normals[..lead],
+                &mut out_positions[..lead],
+                &mut out_normals[..lead],
+            );
+        }
+        let (joints, weights) = (&joints[lead * K..], &weights[lead * K..]);
+        let (positions, normals) = (&positions[lead..], &normals[lead..]);
+        let (out_positions, out_normals) = (&mut out_positions[lead..], &mut out_normals[lead..]);
         let n = positions.len();
         let blocks = n / 16;
         let lanes = Vec3Lanes::new();
@@ -645,7 +669,56 @@ pub(crate) unsafe fn lbs1_table(
     }
 }
 
-/// The loop over blocks of sixteen vertices, then the padded tail.
+/// How many vertices to skin apart, ahead of a kernel's blocks, so that
+/// its blocks start on `align`-byte boundaries (64 for these kernels'
+/// loads and stores) in as many of `streams` as can be: then none of
+/// their block loads or stores splits a cache line (glibc hands out a
+/// large `Vec` 16 bytes past a page: with no lead, every one of them
+/// would). Each stream is its address and its bytes per
+/// vertex (4-byte multiples: `Vec3` 12); earlier streams win over all
+/// later ones together, and of equal choices the shortest lead wins. Less
+/// than `align / 4`; 0 for meshes shorter than `2 * align` vertices,
+/// where the lead's padded block would cost more than it saves.
+pub(crate) fn stream_lead(n: usize, align: usize, streams: &[(usize, usize)]) -> usize {
+    if n < 2 * align {
+        return 0;
+    }
+    let score = |s: usize| {
+        streams
+            .iter()
+            .enumerate()
+            .filter(|(_, (a, size))| (a + s * size).is_multiple_of(align))
+            .map(|(i, _)| 1usize << (streams.len() - i))
+            .sum::<usize>()
+    };
+    (0..align / 4)
+        .max_by_key(|&s| (score(s), std::cmp::Reverse(s)))
+        .unwrap_or(0)
+}
+
+/// How many vertices (0 to 15) go ahead of the blocks so that their
+/// 64-byte loads and stores of the `Vec3` streams start on cache lines
+/// (see [`stream_lead`]; stores first, empty streams left out).
+fn lead16(
+    n: usize,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &[Vec3],
+    out_normals: &[Vec3],
+) -> usize {
+    let mut streams = [(0usize, 12usize); 4];
+    let mut m = 0;
+    for s in [out_positions, out_normals, positions, normals] {
+        if !s.is_empty() {
+            streams[m].0 = s.as_ptr() as usize;
+            m += 1;
+        }
+    }
+    stream_lead(n, 64, &streams[..m])
+}
+
+/// The lead (see [`lead16`]), the loop over blocks of sixteen vertices,
+/// then the padded tail.
 #[inline(always)]
 unsafe fn lbs_run<M: Matrices, const K: usize>(
     mats: &M,
@@ -657,9 +730,32 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
     out_normals: &mut [Vec3],
 ) {
     unsafe {
-        let n = positions.len();
         let with_normals = !normals.is_empty();
         let lanes = Vec3Lanes::new();
+        let lead = lead16(
+            positions.len(),
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        );
+        let (nl, onl) = if with_normals { (lead, lead) } else { (0, 0) };
+        if lead > 0 {
+            lbs_padded::<M, K>(
+                mats,
+                &joints[..lead * K],
+                &weights[..lead * K],
+                &positions[..lead],
+                &normals[..nl],
+                &mut out_positions[..lead],
+                &mut out_normals[..onl],
+                &lanes,
+            );
+        }
+        let (joints, weights) = (&joints[lead * K..], &weights[lead * K..]);
+        let (positions, normals) = (&positions[lead..], &normals[nl..]);
+        let (out_positions, out_normals) = (&mut out_positions[lead..], &mut out_normals[onl..]);
+        let n = positions.len();
         let blocks = n / 16;
         let streams = Block::streams(
             joints,
@@ -673,10 +769,38 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
             lbs_block::<M, K>(mats, streams.at::<K>(blk * 16), with_normals, &lanes);
         }
         let done = blocks * 16;
-        let rest = n - done;
-        if rest == 0 {
-            return;
+        if done < n {
+            let (dn, don) = if with_normals { (done, done) } else { (0, 0) };
+            lbs_padded::<M, K>(
+                mats,
+                &joints[done * K..],
+                &weights[done * K..],
+                &positions[done..],
+                &normals[dn..],
+                &mut out_positions[done..],
+                &mut out_normals[don..],
+                &lanes,
+            );
         }
+    }
+}
+
+/// Fewer than sixteen vertices through [`lbs_block`], from padded copies.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn lbs_padded<M: Matrices, const K: usize>(
+    mats: &M,
+    joints: &[u16],
+    weights: &[f32],
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+    lanes: &Vec3Lanes,
+) {
+    unsafe {
+        let rest = positions.len();
+        let with_normals = !normals.is_empty();
         // Padding vertices take joint 0 (the palette is not empty: a
         // vertex names a joint inside it) with weight 0 at the origin.
         let mut js = [0u16; 16 * 8];
@@ -685,17 +809,17 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
         let mut nn = [Vec3::ZERO; 16];
         let mut op = [Vec3::ZERO; 16];
         let mut on = [Vec3::ZERO; 16];
-        js[..rest * K].copy_from_slice(&joints[done * K..]);
-        ws[..rest * K].copy_from_slice(&weights[done * K..]);
-        p[..rest].copy_from_slice(&positions[done..]);
+        js[..rest * K].copy_from_slice(joints);
+        ws[..rest * K].copy_from_slice(weights);
+        p[..rest].copy_from_slice(positions);
         if with_normals {
-            nn[..rest].copy_from_slice(&normals[done..]);
+            nn[..rest].copy_from_slice(normals);
         }
         let b = Block::streams(&js, &ws, &p, &nn, &mut op, &mut on);
-        lbs_block::<M, K>(mats, b, with_normals, &lanes);
-        out_positions[done..].copy_from_slice(&op[..rest]);
+        lbs_block::<M, K>(mats, b, with_normals, lanes);
+        out_positions.copy_from_slice(&op[..rest]);
         if with_normals {
-            out_normals[done..].copy_from_slice(&on[..rest]);
+            out_normals.copy_from_slice(&on[..rest]);
         }
     }
 }
