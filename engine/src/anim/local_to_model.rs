@@ -139,7 +139,14 @@ fn run_job<L: Locals + ?Sized>(
     validate_job(skeleton, locals.joints(), models.len(), from, to)?;
     #[cfg(target_arch = "x86_64")]
     {
-        let tier = super::simd::tier();
+        let tier = match super::simd::tier() {
+            // The AVX-512 build is the AVX2 code with its broadcasts folded
+            // into the FMAs and the translation's sum split: a gain where a
+            // separate broadcast takes an FMA-pipe slot (AMD), none where
+            // it is a load alone (Intel), whose CPUs take the AVX2 build.
+            Tier::Avx512 if super::simd::x86::intel() => Tier::Avx2,
+            tier => tier,
+        };
         if tier > Tier::Scalar {
             run_fast(skeleton, locals, root, from, to, models, tier);
             return Ok(());
@@ -230,6 +237,27 @@ mod tests {
     use crate::anim::simd::Tier;
     use glam::{Quat, Vec3};
     use rand::{Rng, SeedableRng};
+
+    /// The vendor behind the AVX-512 tier's choice of kernel is CPUID's
+    /// as `/proc/cpuinfo` names it.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    fn intel_is_the_cpuid_vendor() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let vendor = info
+            .lines()
+            .find_map(|l| l.strip_prefix("vendor_id"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(str::trim)
+            .expect("/proc/cpuinfo names the vendor");
+        assert_eq!(
+            crate::anim::simd::x86::intel(),
+            vendor == "GenuineIntel",
+            "{vendor}"
+        );
+    }
 
     /// `want` with joints `from..to` zeroed, then recomputed from `locals`
     /// by the job's own run (`None`), the scalar definition, or the kernel

@@ -86,6 +86,25 @@ pub(crate) fn testable_tiers() -> Vec<Tier> {
 pub(crate) mod x86 {
     use std::arch::x86_64::*;
 
+    /// The CPU's vendor string (CPUID leaf 0: EBX, EDX, ECX), e.g.
+    /// `GenuineIntel`, `AuthenticAMD`.
+    pub(crate) fn vendor() -> [u8; 12] {
+        let r = __cpuid(0);
+        let mut v = [0u8; 12];
+        for (i, w) in [r.ebx, r.edx, r.ecx].into_iter().enumerate() {
+            v[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        v
+    }
+
+    /// Whether the CPU is Intel's, for the few kernel choices measured to
+    /// go one way on Intel and the other on AMD. Read once.
+    pub(crate) fn intel() -> bool {
+        use std::sync::OnceLock;
+        static INTEL: OnceLock<bool> = OnceLock::new();
+        *INTEL.get_or_init(|| &vendor() == b"GenuineIntel")
+    }
+
     pub(crate) mod avx512;
 
     use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
@@ -1303,7 +1322,10 @@ pub(crate) mod x86 {
     /// [`local_to_model`] compiled for AVX-512 (VL): the same code, but each
     /// broadcast of a local matrix element folds into its multiply or FMA
     /// as an embedded broadcast, which Zen 4 does in the load unit, where a
-    /// separate `vbroadcastss` takes a slot of the FMA pipes.
+    /// separate `vbroadcastss` takes a slot of the FMA pipes. Intel CPUs
+    /// do a `vbroadcastss` from memory in a load port alone, and on the
+    /// Emerald Rapids measured this build was slower than the AVX2 one on
+    /// trees and no faster on chains, so the jobs give them the AVX2 one.
     ///
     /// # Safety
     /// As [`local_to_model`], and the CPU has AVX-512 F and VL.
