@@ -266,25 +266,6 @@ struct Block {
 }
 
 impl Block {
-    /// The streams' pointers at their first vertex (normals may be empty).
-    fn streams(
-        joints: &[u16],
-        weights: &[f32],
-        positions: &[Vec3],
-        normals: &[Vec3],
-        out_positions: &mut [Vec3],
-        out_normals: &mut [Vec3],
-    ) -> Self {
-        Self {
-            joints: joints.as_ptr(),
-            weights: weights.as_ptr(),
-            positions: positions.as_ptr() as *const f32,
-            normals: normals.as_ptr() as *const f32,
-            out_positions: out_positions.as_mut_ptr() as *mut f32,
-            out_normals: out_normals.as_mut_ptr() as *mut f32,
-        }
-    }
-
     /// The block that starts `v` vertices of `K` influences further on
     /// (wrapping: the normals' pointers of an empty stream are never read).
     #[inline(always)]
@@ -487,7 +468,7 @@ unsafe fn lbs_finish<const K: usize>(
 
 /// Linear blend skinning of `K` influences per vertex, sixteen vertices at
 /// a time; the last (fewer than sixteen), and the first few when that puts
-/// the blocks on cache lines (see [`lead16`]), go through the same code
+/// the blocks on cache lines (see [`Streams::lead`]), go through the same code
 /// from padded copies, so a vertex's result does not depend on where the
 /// streams lie.
 ///
@@ -560,8 +541,8 @@ unsafe fn blend16<const K: usize>(
 /// (held in registers) before it transposes this block's and works out
 /// its positions and normals, so that the blends' loads and FMAs run
 /// beside the transpose, the cofactor and the normalisation, which wait on
-/// one another. The first few vertices (see [`lead16`]) and the last
-/// (fewer than sixteen) go through [`lbs`].
+/// one another. The first few vertices (see [`Streams::lead`]) and the
+/// last (fewer than sixteen) go through padded copies, as in [`lbs`].
 ///
 /// # Safety
 /// As [`lbs`], with normals as long as the positions.
@@ -577,38 +558,22 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
     out_normals: &mut [Vec3],
 ) {
     unsafe {
-        let lead = lead16(
-            positions.len(),
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        );
-        if lead > 0 {
-            lbs::<K>(
-                skin,
-                &joints[..lead * K],
-                &weights[..lead * K],
-                &positions[..lead],
-                &normals[..lead],
-                &mut out_positions[..lead],
-                &mut out_normals[..lead],
-            );
-        }
-        let (joints, weights) = (&joints[lead * K..], &weights[lead * K..]);
-        let (positions, normals) = (&positions[lead..], &normals[lead..]);
-        let (out_positions, out_normals) = (&mut out_positions[lead..], &mut out_normals[lead..]);
-        let n = positions.len();
-        let blocks = n / 16;
+        let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
-        let streams = Block::streams(
+        let s = Streams {
             joints,
             weights,
             positions,
             normals,
             out_positions,
             out_normals,
-        );
+        };
+        let lead = s.lead();
+        let (head, body) = s.split::<K>(lead);
+        lbs_padded::<_, K>(&mats, head, &lanes);
+        let blocks = body.len() / 16;
+        let (mut full, tail) = body.split::<K>(blocks * 16);
+        let streams = full.block();
         if blocks > 0 {
             let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
             for blk in 0..blocks - 1 {
@@ -622,18 +587,7 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
             let last = streams.at::<K>(16 * (blocks - 1));
             lbs_finish::<K>(soa12(&rows), last, true, &lanes);
         }
-        let done = blocks * 16;
-        if done < n {
-            lbs::<K>(
-                skin,
-                &joints[done * K..],
-                &weights[done * K..],
-                &positions[done..],
-                &normals[done..],
-                &mut out_positions[done..],
-                &mut out_normals[done..],
-            );
-        }
+        lbs_padded::<_, K>(&mats, tail, &lanes);
     }
 }
 
@@ -696,29 +650,73 @@ pub(crate) fn stream_lead(n: usize, align: usize, streams: &[(usize, usize)]) ->
         .unwrap_or(0)
 }
 
-/// How many vertices (0 to 15) go ahead of the blocks so that their
-/// 64-byte loads and stores of the `Vec3` streams start on cache lines
-/// (see [`stream_lead`]; stores first, empty streams left out).
-fn lead16(
-    n: usize,
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &[Vec3],
-    out_normals: &[Vec3],
-) -> usize {
-    let mut streams = [(0usize, 12usize); 4];
-    let mut m = 0;
-    for s in [out_positions, out_normals, positions, normals] {
-        if !s.is_empty() {
-            streams[m].0 = s.as_ptr() as usize;
-            m += 1;
-        }
-    }
-    stream_lead(n, 64, &streams[..m])
+/// A job's six streams, split and handed on together (`normals` and
+/// `out_normals` empty when there are no normals).
+struct Streams<'a> {
+    joints: &'a [u16],
+    weights: &'a [f32],
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    out_positions: &'a mut [Vec3],
+    out_normals: &'a mut [Vec3],
 }
 
-/// The lead (see [`lead16`]), the loop over blocks of sixteen vertices,
-/// then the padded tail.
+impl<'a> Streams<'a> {
+    fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// The first `v` vertices (of `K` influences) and the rest.
+    fn split<const K: usize>(self, v: usize) -> (Self, Self) {
+        let nv = if self.normals.is_empty() { 0 } else { v };
+        let (j0, j1) = self.joints.split_at(v * K);
+        let (w0, w1) = self.weights.split_at(v * K);
+        let (p0, p1) = self.positions.split_at(v);
+        let (n0, n1) = self.normals.split_at(nv);
+        let (op0, op1) = self.out_positions.split_at_mut(v);
+        let (on0, on1) = self.out_normals.split_at_mut(nv);
+        let s = |joints, weights, positions, normals, out_positions, out_normals| Self {
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        };
+        (s(j0, w0, p0, n0, op0, on0), s(j1, w1, p1, n1, op1, on1))
+    }
+
+    /// How many vertices (0 to 15) go ahead of the blocks so that their
+    /// 64-byte loads and stores of the `Vec3` streams start on cache lines
+    /// (see [`stream_lead`]; stores first, empty streams left out).
+    fn lead(&self) -> usize {
+        let mut at = [(0usize, 12usize); 4];
+        let mut m = 0;
+        let outs = [&*self.out_positions, &*self.out_normals];
+        for s in outs.into_iter().chain([self.positions, self.normals]) {
+            if !s.is_empty() {
+                at[m].0 = s.as_ptr() as usize;
+                m += 1;
+            }
+        }
+        stream_lead(self.len(), 64, &at[..m])
+    }
+
+    /// The streams' pointers at their first vertex (normals may be empty).
+    fn block(&mut self) -> Block {
+        Block {
+            joints: self.joints.as_ptr(),
+            weights: self.weights.as_ptr(),
+            positions: self.positions.as_ptr() as *const f32,
+            normals: self.normals.as_ptr() as *const f32,
+            out_positions: self.out_positions.as_mut_ptr() as *mut f32,
+            out_normals: self.out_normals.as_mut_ptr() as *mut f32,
+        }
+    }
+}
+
+/// The lead (see [`Streams::lead`]), the loop over blocks of sixteen
+/// vertices, then the padded tail.
 #[inline(always)]
 unsafe fn lbs_run<M: Matrices, const K: usize>(
     mats: &M,
@@ -732,75 +730,37 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(
     unsafe {
         let with_normals = !normals.is_empty();
         let lanes = Vec3Lanes::new();
-        let lead = lead16(
-            positions.len(),
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        );
-        let (nl, onl) = if with_normals { (lead, lead) } else { (0, 0) };
-        if lead > 0 {
-            lbs_padded::<M, K>(
-                mats,
-                &joints[..lead * K],
-                &weights[..lead * K],
-                &positions[..lead],
-                &normals[..nl],
-                &mut out_positions[..lead],
-                &mut out_normals[..onl],
-                &lanes,
-            );
-        }
-        let (joints, weights) = (&joints[lead * K..], &weights[lead * K..]);
-        let (positions, normals) = (&positions[lead..], &normals[nl..]);
-        let (out_positions, out_normals) = (&mut out_positions[lead..], &mut out_normals[onl..]);
-        let n = positions.len();
-        let blocks = n / 16;
-        let streams = Block::streams(
+        let s = Streams {
             joints,
             weights,
             positions,
             normals,
             out_positions,
             out_normals,
-        );
+        };
+        let lead = s.lead();
+        let (head, body) = s.split::<K>(lead);
+        lbs_padded::<M, K>(mats, head, &lanes);
+        let blocks = body.len() / 16;
+        let (mut full, tail) = body.split::<K>(blocks * 16);
+        let streams = full.block();
         for blk in 0..blocks {
             lbs_block::<M, K>(mats, streams.at::<K>(blk * 16), with_normals, &lanes);
         }
-        let done = blocks * 16;
-        if done < n {
-            let (dn, don) = if with_normals { (done, done) } else { (0, 0) };
-            lbs_padded::<M, K>(
-                mats,
-                &joints[done * K..],
-                &weights[done * K..],
-                &positions[done..],
-                &normals[dn..],
-                &mut out_positions[done..],
-                &mut out_normals[don..],
-                &lanes,
-            );
-        }
+        lbs_padded::<M, K>(mats, tail, &lanes);
     }
 }
 
-/// Fewer than sixteen vertices through [`lbs_block`], from padded copies.
+/// Fewer than sixteen vertices (none: nothing) through [`lbs_block`],
+/// from padded copies.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn lbs_padded<M: Matrices, const K: usize>(
-    mats: &M,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-    lanes: &Vec3Lanes,
-) {
+unsafe fn lbs_padded<M: Matrices, const K: usize>(mats: &M, s: Streams, lanes: &Vec3Lanes) {
     unsafe {
-        let rest = positions.len();
-        let with_normals = !normals.is_empty();
+        let rest = s.len();
+        if rest == 0 {
+            return;
+        }
+        let with_normals = !s.normals.is_empty();
         // Padding vertices take joint 0 (the palette is not empty: a
         // vertex names a joint inside it) with weight 0 at the origin.
         let mut js = [0u16; 16 * 8];
@@ -809,17 +769,24 @@ unsafe fn lbs_padded<M: Matrices, const K: usize>(
         let mut nn = [Vec3::ZERO; 16];
         let mut op = [Vec3::ZERO; 16];
         let mut on = [Vec3::ZERO; 16];
-        js[..rest * K].copy_from_slice(joints);
-        ws[..rest * K].copy_from_slice(weights);
-        p[..rest].copy_from_slice(positions);
+        js[..rest * K].copy_from_slice(s.joints);
+        ws[..rest * K].copy_from_slice(s.weights);
+        p[..rest].copy_from_slice(s.positions);
         if with_normals {
-            nn[..rest].copy_from_slice(normals);
+            nn[..rest].copy_from_slice(s.normals);
         }
-        let b = Block::streams(&js, &ws, &p, &nn, &mut op, &mut on);
-        lbs_block::<M, K>(mats, b, with_normals, lanes);
-        out_positions.copy_from_slice(&op[..rest]);
+        let mut padded = Streams {
+            joints: &js,
+            weights: &ws,
+            positions: &p,
+            normals: &nn,
+            out_positions: &mut op,
+            out_normals: &mut on,
+        };
+        lbs_block::<M, K>(mats, padded.block(), with_normals, lanes);
+        s.out_positions.copy_from_slice(&op[..rest]);
         if with_normals {
-            out_normals.copy_from_slice(&on[..rest]);
+            s.out_normals.copy_from_slice(&on[..rest]);
         }
     }
 }
