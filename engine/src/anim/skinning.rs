@@ -1526,34 +1526,29 @@ mod tests {
         }
     }
 
-    /// The lead puts the blocks on the boundary in the first streams that
+    /// The lead puts the blocks on cache lines in the first streams that
     /// can be, is shorter than a block, and is 0 for short meshes.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn stream_lead_aligns_the_first_streams() {
         use crate::anim::simd::x86::avx512::stream_lead;
-        for align in [32, 64] {
-            for a in (0..align).step_by(4) {
-                for b in (0..align).step_by(4) {
-                    let (a, b) = (4096 + a, 8192 + b);
-                    let s = stream_lead(1000, align, &[(a, 12), (b, 12)]);
-                    assert!(s < align / 4);
-                    assert_eq!((a + 12 * s) % align, 0, "align {align}: {a} lead {s}");
-                    if !(b + 12 * s).is_multiple_of(align) {
-                        // No lead aligns both.
-                        assert!((0..align / 4)
-                            .all(|t| (a + 12 * t) % align != 0 || (b + 12 * t) % align != 0));
-                    }
-                    assert_eq!(stream_lead(2 * align - 1, align, &[(a, 12), (b, 12)]), 0);
+        let line = |a: usize, s: usize| (a + 12 * s).is_multiple_of(64);
+        for a in (4096..4160).step_by(4) {
+            for b in (8192..8256).step_by(4) {
+                let s = stream_lead(1000, &[a, b]);
+                assert!(s < 16);
+                assert!(line(a, s), "{a} lead {s}");
+                if !line(b, s) {
+                    // No lead puts both on lines.
+                    assert!((0..16).all(|t| !line(a, t) || !line(b, t)));
                 }
+                assert_eq!(stream_lead(127, &[a, b]), 0);
             }
         }
         // All four streams 16 bytes past a line: four vertices (48 bytes).
-        let line16 = [(64 * 5 + 16, 12); 4];
-        assert_eq!(stream_lead(1000, 64, &line16), 4);
-        assert_eq!(stream_lead(1000, 32, &line16), 4);
-        // Already aligned: no lead.
-        assert_eq!(stream_lead(1000, 64, &[(128, 12), (192, 12)]), 0);
+        assert_eq!(stream_lead(1000, &[64 * 5 + 16; 4]), 4);
+        // Already on lines: no lead.
+        assert_eq!(stream_lead(1000, &[128, 192]), 0);
     }
 
     /// A palette off the boundary a tier's loads need is read from a

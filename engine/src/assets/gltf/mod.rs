@@ -13,8 +13,9 @@
 //! * **Skeleton**: every node of the document is a joint (whatever the
 //!   scenes say), so node animation of unskinned meshes works, joints not in
 //!   any scene keep working, and non-joint nodes inside a joint hierarchy keep
-//!   their place. Nodes are sorted parent-first by [`Skeleton::new`](crate::anim::Skeleton::new);
-//!   [`GltfInfo::node_joints`] maps node index to joint index. A joint's bind
+//!   their place. Nodes are sorted parent-first by
+//!   [`Skeleton::new`](crate::anim::Skeleton::new); [`GltfInfo::node_joints`]
+//!   maps node index to joint index. A joint's bind
 //!   pose is the node's TRS (or its matrix, decomposed). Cycles and nodes
 //!   with two parents are errors.
 //! * **Skins**: `Model::skins[..GltfInfo::file_skins]` are the file's skins in

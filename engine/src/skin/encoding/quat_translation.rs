@@ -7,9 +7,10 @@ use crate::anim::{
 };
 
 /// "qt": a unit rotation quaternion and translation + uniform scale per bone
-/// (two vec4, [`QuatTranslation`](crate::anim::QuatTranslation)), each influence's matrix rebuilt then
-/// blended (seed 001). Non-uniform scale or shear cannot be kept: such bones
-/// are reported. Reference: [`QuatTranslationSkinningJob`].
+/// (two vec4, [`QuatTranslation`](crate::anim::QuatTranslation)), each
+/// influence's matrix rebuilt then blended (seed 001). Non-uniform scale or
+/// shear cannot be kept: such bones are reported. Reference:
+/// [`QuatTranslationSkinningJob`].
 pub struct QuatTranslationEncoding;
 
 impl Encoding for QuatTranslationEncoding {

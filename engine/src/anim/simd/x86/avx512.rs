@@ -623,29 +623,27 @@ pub(crate) unsafe fn lbs1_table(
     }
 }
 
-/// How many vertices to skin apart, ahead of a kernel's blocks, so that
-/// its blocks start on `align`-byte boundaries (64 for these kernels'
-/// loads and stores) in as many of `streams` as can be: then none of
-/// their block loads or stores splits a cache line (glibc hands out a
-/// large `Vec` 16 bytes past a page: with no lead, every one of them
-/// would). Each stream is its address and its bytes per
-/// vertex (4-byte multiples: `Vec3` 12); earlier streams win over all
-/// later ones together, and of equal choices the shortest lead wins. Less
-/// than `align / 4`; 0 for meshes shorter than `2 * align` vertices,
-/// where the lead's padded block would cost more than it saves.
-pub(crate) fn stream_lead(n: usize, align: usize, streams: &[(usize, usize)]) -> usize {
-    if n < 2 * align {
+/// How many vertices (0 to 15) to skin apart, ahead of a kernel's blocks
+/// of sixteen, so that the blocks start on cache lines in as many of the
+/// `Vec3` streams at the addresses `streams` (4-byte aligned) as can be:
+/// then none of their 64-byte block loads or stores splits a line (glibc
+/// hands out a large `Vec` 16 bytes past a page: with no lead, every one
+/// of them would). Earlier streams win over all later ones together, and
+/// of equal choices the shortest lead wins. 0 for meshes shorter than 128
+/// vertices, where the lead's padded block would cost more than it saves.
+pub(crate) fn stream_lead(n: usize, streams: &[usize]) -> usize {
+    if n < 128 {
         return 0;
     }
     let score = |s: usize| {
         streams
             .iter()
             .enumerate()
-            .filter(|(_, (a, size))| (a + s * size).is_multiple_of(align))
+            .filter(|(_, a)| (*a + 12 * s).is_multiple_of(64))
             .map(|(i, _)| 1usize << (streams.len() - i))
             .sum::<usize>()
     };
-    (0..align / 4)
+    (0..16)
         .max_by_key(|&s| (score(s), std::cmp::Reverse(s)))
         .unwrap_or(0)
 }
@@ -690,16 +688,16 @@ impl<'a> Streams<'a> {
     /// 64-byte loads and stores of the `Vec3` streams start on cache lines
     /// (see [`stream_lead`]; stores first, empty streams left out).
     fn lead(&self) -> usize {
-        let mut at = [(0usize, 12usize); 4];
+        let mut at = [0usize; 4];
         let mut m = 0;
         let outs = [&*self.out_positions, &*self.out_normals];
         for s in outs.into_iter().chain([self.positions, self.normals]) {
             if !s.is_empty() {
-                at[m].0 = s.as_ptr() as usize;
+                at[m] = s.as_ptr() as usize;
                 m += 1;
             }
         }
-        stream_lead(self.len(), 64, &at[..m])
+        stream_lead(self.len(), &at[..m])
     }
 
     /// The streams' pointers at their first vertex (normals may be empty).
