@@ -491,9 +491,7 @@ pub(crate) unsafe fn lbs<const K: usize>(
     out_normals: &mut [Vec3],
 ) {
     unsafe {
-        let mats = Blended::<K> { skin };
-        lbs_run::<_, K>(
-            &mats,
+        let s = Streams::new(
             joints,
             weights,
             positions,
@@ -501,6 +499,7 @@ pub(crate) unsafe fn lbs<const K: usize>(
             out_positions,
             out_normals,
         );
+        lbs_run::<_, K>(&Blended::<K> { skin }, s);
     }
 }
 
@@ -560,20 +559,15 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
     unsafe {
         let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
-        let s = Streams {
+        let s = Streams::new(
             joints,
             weights,
             positions,
             normals,
             out_positions,
             out_normals,
-        };
-        let lead = s.lead();
-        let (head, body) = s.split::<K>(lead);
-        lbs_padded::<_, K>(&mats, head, &lanes);
-        let blocks = body.len() / 16;
-        let (mut full, tail) = body.split::<K>(blocks * 16);
-        let streams = full.block();
+        );
+        let (streams, blocks, tail) = lead_then_blocks::<_, K>(&mats, s, &lanes);
         if blocks > 0 {
             let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
             for blk in 0..blocks - 1 {
@@ -611,14 +605,20 @@ pub(crate) unsafe fn lbs1_table(
     out_normals: &mut [Vec3],
 ) {
     unsafe {
-        let (j, w, p, n) = (joints, weights, positions, normals);
-        let (op, on) = (out_positions, out_normals);
+        let s = Streams::new(
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        );
         if palette_len <= 16 {
-            lbs_run::<_, 1>(&Table::<1> { palette }, j, w, p, n, op, on);
+            lbs_run::<_, 1>(&Table::<1> { palette }, s);
         } else if palette_len <= 32 {
-            lbs_run::<_, 1>(&Table::<2> { palette }, j, w, p, n, op, on);
+            lbs_run::<_, 1>(&Table::<2> { palette }, s);
         } else {
-            lbs_run::<_, 1>(&Table::<4> { palette }, j, w, p, n, op, on);
+            lbs_run::<_, 1>(&Table::<4> { palette }, s);
         }
     }
 }
@@ -660,6 +660,24 @@ struct Streams<'a> {
 }
 
 impl<'a> Streams<'a> {
+    fn new(
+        joints: &'a [u16],
+        weights: &'a [f32],
+        positions: &'a [Vec3],
+        normals: &'a [Vec3],
+        out_positions: &'a mut [Vec3],
+        out_normals: &'a mut [Vec3],
+    ) -> Self {
+        Self {
+            joints,
+            weights,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        }
+    }
+
     fn len(&self) -> usize {
         self.positions.len()
     }
@@ -673,15 +691,10 @@ impl<'a> Streams<'a> {
         let (n0, n1) = self.normals.split_at(nv);
         let (op0, op1) = self.out_positions.split_at_mut(v);
         let (on0, on1) = self.out_normals.split_at_mut(nv);
-        let s = |joints, weights, positions, normals, out_positions, out_normals| Self {
-            joints,
-            weights,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        };
-        (s(j0, w0, p0, n0, op0, on0), s(j1, w1, p1, n1, op1, on1))
+        (
+            Self::new(j0, w0, p0, n0, op0, on0),
+            Self::new(j1, w1, p1, n1, op1, on1),
+        )
     }
 
     /// How many vertices (0 to 15) go ahead of the blocks so that their
@@ -713,35 +726,36 @@ impl<'a> Streams<'a> {
     }
 }
 
-/// The lead (see [`Streams::lead`]), the loop over blocks of sixteen
-/// vertices, then the padded tail.
+/// Skins the lead (see [`Streams::lead`]) through [`lbs_padded`], and
+/// returns the streams of the blocks of sixteen vertices after it, how
+/// many blocks there are, and the tail (fewer than sixteen vertices) for
+/// [`lbs_padded`]. (Not a function taking the block loop as a closure: a
+/// closure here would not inherit the kernels' target features, and its
+/// intrinsics would be calls.)
 #[inline(always)]
-unsafe fn lbs_run<M: Matrices, const K: usize>(
+unsafe fn lead_then_blocks<'a, M: Matrices, const K: usize>(
     mats: &M,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) {
+    s: Streams<'a>,
+    lanes: &Vec3Lanes,
+) -> (Block, usize, Streams<'a>) {
     unsafe {
-        let with_normals = !normals.is_empty();
-        let lanes = Vec3Lanes::new();
-        let s = Streams {
-            joints,
-            weights,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        };
         let lead = s.lead();
         let (head, body) = s.split::<K>(lead);
-        lbs_padded::<M, K>(mats, head, &lanes);
+        lbs_padded::<M, K>(mats, head, lanes);
         let blocks = body.len() / 16;
         let (mut full, tail) = body.split::<K>(blocks * 16);
-        let streams = full.block();
+        (full.block(), blocks, tail)
+    }
+}
+
+/// The lead, the loop over blocks of sixteen vertices, then the padded
+/// tail.
+#[inline(always)]
+unsafe fn lbs_run<M: Matrices, const K: usize>(mats: &M, s: Streams) {
+    unsafe {
+        let with_normals = !s.normals.is_empty();
+        let lanes = Vec3Lanes::new();
+        let (streams, blocks, tail) = lead_then_blocks::<M, K>(mats, s, &lanes);
         for blk in 0..blocks {
             lbs_block::<M, K>(mats, streams.at::<K>(blk * 16), with_normals, &lanes);
         }
@@ -773,14 +787,7 @@ unsafe fn lbs_padded<M: Matrices, const K: usize>(mats: &M, s: Streams, lanes: &
         if with_normals {
             nn[..rest].copy_from_slice(s.normals);
         }
-        let mut padded = Streams {
-            joints: &js,
-            weights: &ws,
-            positions: &p,
-            normals: &nn,
-            out_positions: &mut op,
-            out_normals: &mut on,
-        };
+        let mut padded = Streams::new(&js, &ws, &p, &nn, &mut op, &mut on);
         lbs_block::<M, K>(mats, padded.block(), with_normals, lanes);
         s.out_positions.copy_from_slice(&op[..rest]);
         if with_normals {
