@@ -338,7 +338,7 @@ pub(crate) fn lbs_fast(
     out_normals: &mut [Vec3],
 ) {
     use super::simd::x86;
-    use x86::avx512::{self, SoaPalette};
+    use x86::avx512::{self, SoaPalette, Streams};
     let (j, w, p, n) = (joints, weights, positions, normals);
     let (op, on) = (out_positions, out_normals);
     // One influence without weights (all 1) takes the AVX2 kernel on every
@@ -348,7 +348,7 @@ pub(crate) fn lbs_fast(
         if let Some(table) = SoaPalette::new(skin) {
             // SAFETY: the caller checked the tier and validate_streams; the
             // table holds the whole palette.
-            unsafe { avx512::lbs1_table(&table, skin.len(), j, w, p, n, op, on) };
+            unsafe { avx512::lbs1_table(&table, skin.len(), Streams::new(j, w, p, n, op, on)) };
             return;
         }
     }
@@ -360,6 +360,7 @@ pub(crate) fn lbs_fast(
     if tier == Tier::Avx512 && weighted && (1..=8).contains(&k) {
         let skin = x86::aligned_palette(skin, p.len(), 64, &mut stack, &mut heap);
         let sp = skin.as_ptr() as *const f32;
+        let s = Streams::new(j, w, p, n, op, on);
         // Two to four influences with normals: software-pipelined, as on
         // AVX2 (five to eight keep the one-block loop, unmeasured there).
         if !n.is_empty() && (2..=4).contains(&k) {
@@ -367,9 +368,9 @@ pub(crate) fn lbs_fast(
             // as the positions.
             unsafe {
                 match k {
-                    2 => avx512::lbs_pipelined::<2>(sp, j, w, p, n, op, on),
-                    3 => avx512::lbs_pipelined::<3>(sp, j, w, p, n, op, on),
-                    _ => avx512::lbs_pipelined::<4>(sp, j, w, p, n, op, on),
+                    2 => avx512::lbs_pipelined::<2>(sp, s),
+                    3 => avx512::lbs_pipelined::<3>(sp, s),
+                    _ => avx512::lbs_pipelined::<4>(sp, s),
                 }
             }
             return;
@@ -379,14 +380,14 @@ pub(crate) fn lbs_fast(
         // call.
         unsafe {
             match k {
-                1 => avx512::lbs::<1>(sp, j, w, p, n, op, on),
-                2 => avx512::lbs::<2>(sp, j, w, p, n, op, on),
-                3 => avx512::lbs::<3>(sp, j, w, p, n, op, on),
-                4 => avx512::lbs::<4>(sp, j, w, p, n, op, on),
-                5 => avx512::lbs::<5>(sp, j, w, p, n, op, on),
-                6 => avx512::lbs::<6>(sp, j, w, p, n, op, on),
-                7 => avx512::lbs::<7>(sp, j, w, p, n, op, on),
-                _ => avx512::lbs::<8>(sp, j, w, p, n, op, on),
+                1 => avx512::lbs::<1>(sp, s),
+                2 => avx512::lbs::<2>(sp, s),
+                3 => avx512::lbs::<3>(sp, s),
+                4 => avx512::lbs::<4>(sp, s),
+                5 => avx512::lbs::<5>(sp, s),
+                6 => avx512::lbs::<6>(sp, s),
+                7 => avx512::lbs::<7>(sp, s),
+                _ => avx512::lbs::<8>(sp, s),
             }
         }
         return;

@@ -480,25 +480,8 @@ unsafe fn lbs_finish<const K: usize>(
 /// index inside, lengths consistent, `normals` empty or as long as
 /// `positions`), and `1 <= K <= 8`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn lbs<const K: usize>(
-    skin: *const f32,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) {
+pub(crate) unsafe fn lbs<const K: usize>(skin: *const f32, s: Streams) {
     unsafe {
-        let s = Streams::new(
-            joints,
-            weights,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        );
         lbs_run::<_, K>(&Blended::<K> { skin }, s);
     }
 }
@@ -546,27 +529,10 @@ unsafe fn blend16<const K: usize>(
 /// # Safety
 /// As [`lbs`], with normals as long as the positions.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn lbs_pipelined<const K: usize>(
-    skin: *const f32,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) {
+pub(crate) unsafe fn lbs_pipelined<const K: usize>(skin: *const f32, s: Streams) {
     unsafe {
         let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
-        let s = Streams::new(
-            joints,
-            weights,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        );
         let (streams, blocks, tail) = lead_then_blocks::<_, K>(&mats, s, &lanes);
         if blocks > 0 {
             let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
@@ -593,26 +559,8 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(
 /// `skinning::validate_streams` against the palette `palette` was built
 /// from, with one influence per vertex.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn lbs1_table(
-    palette: &SoaPalette,
-    palette_len: usize,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) {
+pub(crate) unsafe fn lbs1_table(palette: &SoaPalette, palette_len: usize, s: Streams) {
     unsafe {
-        let s = Streams::new(
-            joints,
-            weights,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        );
         if palette_len <= 16 {
             lbs_run::<_, 1>(&Table::<1> { palette }, s);
         } else if palette_len <= 32 {
@@ -649,8 +597,9 @@ pub(crate) fn stream_lead(n: usize, streams: &[usize]) -> usize {
 }
 
 /// A job's six streams, split and handed on together (`normals` and
-/// `out_normals` empty when there are no normals).
-struct Streams<'a> {
+/// `out_normals` empty when there are no normals): what the public
+/// kernels take, built once by the job's dispatch.
+pub(crate) struct Streams<'a> {
     joints: &'a [u16],
     weights: &'a [f32],
     positions: &'a [Vec3],
@@ -660,7 +609,7 @@ struct Streams<'a> {
 }
 
 impl<'a> Streams<'a> {
-    fn new(
+    pub(crate) fn new(
         joints: &'a [u16],
         weights: &'a [f32],
         positions: &'a [Vec3],
