@@ -53,7 +53,7 @@ pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamp
 pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use skin::{PaletteSkin, Skin};
 pub use skinning::{
-    normals_are_unit, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
+    normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
     QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
 };
 pub use soa::{SoaPose, SoaTransforms8, SOA_LANES};

@@ -110,6 +110,7 @@ pub(crate) mod x86 {
     use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 
     use crate::anim::quat::{ACOS_COEFFS, MIN_SLERP_ANGLE};
+    use crate::anim::skinning::Vec3x8;
     use crate::anim::soa::PoseSink;
     use crate::anim::{Affine4x3, DualQuat, SoaTransforms8, Transform, NO_PARENT};
 
@@ -453,6 +454,115 @@ pub(crate) mod x86 {
         }
     }
 
+    /// A palette entry as [`lbs_pipelined`] reads it: the three matrix
+    /// columns with the translation's components in their w lanes,
+    /// `[c0 t.x | c1 t.y]`, then `[c2 t.z]`, then 16 unused bytes, on a
+    /// cache line of its own. An `Affine3A` holds the same twelve numbers
+    /// in 16 lanes (`[c0 _ | c1 _]`, `[c2 _ | t _]`); packed, a vertex's
+    /// blended matrix is one 256-bit and one 128-bit register, and the
+    /// transpose to SoA form uses every lane it moves (12 registers in 24
+    /// shuffles instead of 28, 3 lane permutes per pair of vertices instead
+    /// of 4, 12 registers through the pipeline's buffer instead of 16).
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy)]
+    pub(crate) struct PackedAffine([f32; 16]);
+
+    impl PackedAffine {
+        fn new(m: &Affine3A) -> Self {
+            let [c0, c1, c2, t] = [
+                m.matrix3.x_axis,
+                m.matrix3.y_axis,
+                m.matrix3.z_axis,
+                m.translation,
+            ];
+            Self([
+                c0.x, c0.y, c0.z, t.x, c1.x, c1.y, c1.z, t.y, c2.x, c2.y, c2.z, t.z, 0.0, 0.0, 0.0,
+                0.0,
+            ])
+        }
+    }
+
+    /// Most palette entries [`packed_palette`] writes to the caller's stack
+    /// (8 KiB); a longer palette goes to the heap.
+    pub(crate) const PACKED_PALETTE_MAX: usize = 128;
+
+    /// `skin` as [`PackedAffine`] entries, in `stack` when it fits, else in
+    /// `heap`.
+    pub(crate) fn packed_palette<'a>(
+        skin: &[Affine3A],
+        stack: &'a mut [std::mem::MaybeUninit<PackedAffine>; PACKED_PALETTE_MAX],
+        heap: &'a mut Vec<PackedAffine>,
+    ) -> &'a [PackedAffine] {
+        if skin.len() <= PACKED_PALETTE_MAX {
+            for (d, m) in stack.iter_mut().zip(skin) {
+                d.write(PackedAffine::new(m));
+            }
+            // SAFETY: the first skin.len() entries were just written.
+            unsafe { std::slice::from_raw_parts(stack.as_ptr() as *const PackedAffine, skin.len()) }
+        } else {
+            heap.clear();
+            heap.extend(skin.iter().map(PackedAffine::new));
+            heap
+        }
+    }
+
+    /// Vertex `v`'s blended matrix from a [`packed_palette`]: `[c0 t.x |
+    /// c1 t.y]` and `[c2 t.z]` (as [`blend_affine`], with the second
+    /// register's FMAs 128 bits wide).
+    #[inline(always)]
+    unsafe fn blend_packed<const K: usize>(
+        sp: *const PackedAffine,
+        joints: &[u16],
+        weights: &[f32],
+        v: usize,
+    ) -> (__m256, __m128) {
+        unsafe {
+            let js = joints.as_ptr().add(v * K);
+            let ws = weights.as_ptr().add(v * K);
+            // Four influences: the indices in one load, the weights in
+            // another (as in blend_affine).
+            let q = if K == 4 {
+                (js as *const u64).read_unaligned()
+            } else {
+                0
+            };
+            let wv = if K == 4 {
+                _mm256_castps128_ps256(_mm_loadu_ps(ws))
+            } else {
+                _mm256_setzero_ps()
+            };
+            let term = |k: usize| {
+                let (j, w) = if K == 4 {
+                    (
+                        ((q >> (16 * k)) & 0xFFFF) as usize,
+                        _mm256_permutevar8x32_ps(wv, _mm256_set1_epi32(k as i32)),
+                    )
+                } else {
+                    (*js.add(k) as usize, _mm256_broadcast_ss(&*ws.add(k)))
+                };
+                let e = sp.add(j) as *const f32;
+                (_mm256_load_ps(e), _mm_load_ps(e.add(8)), w)
+            };
+            let (a, b, w) = term(0);
+            let mut acc0 = _mm256_mul_ps(a, w);
+            let mut acc1 = _mm_mul_ps(b, _mm256_castps256_ps128(w));
+            for k in 1..K {
+                let (a, b, w) = term(k);
+                acc0 = _mm256_fmadd_ps(a, w, acc0);
+                acc1 = _mm_fmadd_ps(b, _mm256_castps256_ps128(w), acc1);
+            }
+            (acc0, acc1)
+        }
+    }
+
+    /// One block of eight vertices' packed blended matrices with vertex v
+    /// and v + 4 paired: `[p][c]` is packed column `c` (`c0 t.x`, `c1 t.y`,
+    /// `c2 t.z`) of vertex `p` in the low half and of vertex `p + 4` in the
+    /// high half.
+    #[repr(C, align(32))]
+    #[derive(Clone, Copy)]
+    struct PackedPairs([[__m256; 3]; 4]);
+
     /// `K` influences with weights, positions and normals, the vertices in
     /// blocks of eight through a three-stage software pipeline: one trip
     /// transposes block b + 1's blended matrices (positions out, cofactor
@@ -465,69 +575,108 @@ pub(crate) mod x86 {
     /// one-block-at-a-time loop they do not: measured apart on a Zen 3,
     /// the blends cost 0.47 of that loop and the rest 0.53.
     ///
+    /// The palette is read packed ([`PackedAffine`], [`packed_palette`]).
+    /// With `BLOCKS` the positions and normals of whole blocks come from
+    /// `position_blocks` and `normal_blocks` (the
+    /// [`BindVertices`](crate::anim::BindVertices) form, three loads each)
+    /// instead of being rearranged from `positions` and `normals`. They are
+    /// separate slice arguments, not a pair: as a pair LLVM loses their
+    /// `noalias`, keeps their loads before the buffers' stores and spills
+    /// nine registers more a trip (measured in the compiled loop).
+    ///
     /// The first two blocks' blends and the last two blocks' transposes
     /// and normalisations run outside the loop. The last vertices (fewer
-    /// than eight) go through [`lbs`].
+    /// than eight) go through [`lbs`] with `skin`.
     ///
     /// # Safety
-    /// As [`lbs`]; `weights` is not empty and `normals` is as long as
-    /// `positions`.
+    /// As [`lbs`]; `packed` is `skin` packed, `weights` is not empty,
+    /// `normals` is as long as `positions`, and with `BLOCKS`,
+    /// `position_blocks` and `normal_blocks` hold `positions` and `normals`
+    /// in blocks of eight.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn lbs_pipelined<const K: usize>(
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
         skin: &[Affine3A],
+        packed: &[PackedAffine],
         joints: &[u16],
         weights: &[f32],
         positions: &[Vec3],
         normals: &[Vec3],
+        position_blocks: &[Vec3x8],
+        normal_blocks: &[Vec3x8],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
     ) {
         let n = positions.len();
-        let blocks = n / 8;
-        let sp = skin.as_ptr();
-        if blocks > 0 {
+        let nb = n / 8;
+        let sp = packed.as_ptr();
+        if nb > 0 {
             let zero = _mm256_setzero_ps();
-            let mut blended = [PairedBlock([[zero; 4]; 4]); 2];
+            let mut blended = [PackedPairs([[zero; 3]; 4]); 2];
             let mut cofactors = [CofactorBlock([zero; 3]); 2];
             let (bl, cf) = (blended.as_mut_ptr(), cofactors.as_mut_ptr());
-            let (pp, np) = (positions.as_ptr(), normals.as_ptr());
+            // Where the blocks' positions and normals are read: a block of
+            // eight is as long as eight Vec3, so block k is at 8k either way.
+            let (pp, np) = if BLOCKS {
+                (
+                    position_blocks.as_ptr() as *const Vec3,
+                    normal_blocks.as_ptr() as *const Vec3,
+                )
+            } else {
+                (positions.as_ptr(), normals.as_ptr())
+            };
             let (opp, onp) = (out_positions.as_mut_ptr(), out_normals.as_mut_ptr());
             unsafe {
                 // Blends vertices j and j + 4 of block k and pairs their
-                // columns by lane permutes here, in the load-bound stage:
-                // the transpose then reads each register once (16 loads a
-                // block; 32 when it paired them itself, about 3 per cent
-                // slower).
+                // columns (two lane permutes and an insert) here, in the
+                // load-bound stage.
                 let blend_pair = |k: usize, j: usize| {
                     let to = bl.add(k & 1);
-                    let v = |i: usize| blend_affine::<K, true>(sp, joints, weights, k * 8 + i);
-                    (*to).0[j] = pair_vertices(v(j), v(j + 4));
+                    let (a, b) = blend_packed::<K>(sp, joints, weights, k * 8 + j);
+                    let (c, d) = blend_packed::<K>(sp, joints, weights, k * 8 + j + 4);
+                    // The third pair as one register and one store: left
+                    // alone, LLVM stores its two halves apart (four more
+                    // stores a trip, about 1 to 2 per cent slower on a Zen 3);
+                    // the empty asm makes the register opaque to it.
+                    let mut c2 = _mm256_set_m128(d, b);
+                    std::arch::asm!(
+                        "/* {0} */",
+                        inout(ymm_reg) c2,
+                        options(pure, nomem, nostack, preserves_flags)
+                    );
+                    (*to).0[j] = [
+                        _mm256_permute2f128_ps(a, c, 0x20),
+                        _mm256_permute2f128_ps(a, c, 0x31),
+                        c2,
+                    ];
                 };
                 let normalise = |k: usize| {
                     let on = std::slice::from_raw_parts_mut(onp.add(k * 8), 8);
                     store_normalised8(on, 0, (*cf.add(k & 1)).0);
                 };
-                for k in 0..blocks.min(2) {
+                for k in 0..nb.min(2) {
                     (0..4).for_each(|j| blend_pair(k, j));
                 }
-                transpose_block(0, bl, cf, pp, np, opp, &mut |_| {});
+                transpose_packed::<BLOCKS>(0, bl, cf, pp, np, opp, &mut |_| {});
                 // The steady state: block t + 1's transpose, block t + 2's
                 // blend and block t's normals in one trip. The normals
                 // come last: their cofactor products are the end of the
                 // trip before's longest chain, so at the start of a trip
                 // they would wait on it (about 3 per cent slower).
-                for t in 0..blocks.saturating_sub(2) {
-                    transpose_block(t + 1, bl, cf, pp, np, opp, &mut |j| blend_pair(t + 2, j));
+                for t in 0..nb.saturating_sub(2) {
+                    transpose_packed::<BLOCKS>(t + 1, bl, cf, pp, np, opp, &mut |j| {
+                        blend_pair(t + 2, j)
+                    });
                     normalise(t);
                 }
-                if blocks >= 2 {
-                    normalise(blocks - 2);
-                    transpose_block(blocks - 1, bl, cf, pp, np, opp, &mut |_| {});
+                if nb >= 2 {
+                    normalise(nb - 2);
+                    transpose_packed::<BLOCKS>(nb - 1, bl, cf, pp, np, opp, &mut |_| {});
                 }
-                normalise(blocks - 1);
+                normalise(nb - 1);
             }
         }
-        let done = blocks * 8;
+        let done = nb * 8;
         if done < n {
             unsafe {
                 lbs::<K>(
@@ -543,16 +692,36 @@ pub(crate) mod x86 {
         }
     }
 
+    /// x, y, z of the eight vertices at `v`: with `BLOCKS` a [`Vec3x8`]
+    /// (three loads), else eight `Vec3` ([`load_vec3x8`]).
+    #[inline(always)]
+    unsafe fn load_block<const BLOCKS: bool>(v: *const Vec3) -> (__m256, __m256, __m256) {
+        unsafe {
+            if BLOCKS {
+                let f = v as *const f32;
+                (
+                    _mm256_loadu_ps(f),
+                    _mm256_loadu_ps(f.add(8)),
+                    _mm256_loadu_ps(f.add(16)),
+                )
+            } else {
+                load_vec3x8(std::slice::from_raw_parts(v, 8), 0)
+            }
+        }
+    }
+
     /// [`lbs_pipelined`]'s middle stage for block `k`: its matrices (from
     /// `bl[k & 1]`) in SoA form, its positions skinned into `opp`,
     /// `cofactor(M) n` of its normals into `cf[k & 1]`; `between(0..4)`
     /// runs at four points between the steps (the next blends), where few
-    /// registers are live.
+    /// registers are live. The packed columns give `t.x` with `c0`, `t.z`
+    /// with `c2` and `t.y` with `c1`, which comes last (the cofactor
+    /// product needs it last), so `t.y` is added at the end.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn transpose_block(
+    unsafe fn transpose_packed<const BLOCKS: bool>(
         k: usize,
-        bl: *const PairedBlock,
+        bl: *const PackedPairs,
         cf: *mut CofactorBlock,
         pp: *const Vec3,
         np: *const Vec3,
@@ -560,29 +729,31 @@ pub(crate) mod x86 {
         between: &mut impl FnMut(usize),
     ) {
         unsafe {
-            let m = &*bl.add(k & 1);
+            let m = &(*bl.add(k & 1)).0;
             let (p, nn, op) = (pp.add(k * 8), np.add(k * 8), opp.add(k * 8));
-            let block = |v: *const Vec3| std::slice::from_raw_parts(v, 8);
+            let column = |c: usize| soa4(m[0][c], m[1][c], m[2][c], m[3][c]);
             between(0);
-            let [tx, ty, tz] = paired_column(m, 3);
-            let (px, py, pz) = load_vec3x8(block(p), 0);
+            let [c0x, c0y, c0z, tx] = column(0);
+            let (px, py, pz) = load_block::<BLOCKS>(p);
             between(1);
-            let c0 = paired_column(m, 0);
+            let [c2x, c2y, c2z, tz] = column(2);
+            let (c0, c2) = ([c0x, c0y, c0z], [c2x, c2y, c2z]);
             let o = [
-                _mm256_fmadd_ps(c0[0], px, tx),
-                _mm256_fmadd_ps(c0[1], px, ty),
-                _mm256_fmadd_ps(c0[2], px, tz),
+                _mm256_fmadd_ps(c0x, px, tx),
+                _mm256_mul_ps(c0y, px),
+                _mm256_fmadd_ps(c0z, px, tz),
             ];
             between(2);
-            let c2 = paired_column(m, 2);
             let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c2[i], pz, o[i]));
-            let (nx, ny, nz) = load_vec3x8(block(nn), 0);
+            let (nx, ny, nz) = load_block::<BLOCKS>(nn);
             // The cofactor product's terms without c1, which is needed last.
             let (u, q) = cofactor_without_c1(c0, c2, [nx, nz]);
             between(3);
-            let c1 = paired_column(m, 1);
+            let [c1x, c1y, c1z, ty] = column(1);
+            let c1 = [c1x, c1y, c1z];
             let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c1[i], py, o[i]));
-            store_vec3x8(std::slice::from_raw_parts_mut(op, 8), 0, o[0], o[1], o[2]);
+            let oy = _mm256_add_ps(o[1], ty);
+            store_vec3x8(std::slice::from_raw_parts_mut(op, 8), 0, o[0], oy, o[2]);
             (*cf.add(k & 1)).0 = cofactor_with_c1(c1, u, q, ny);
         }
     }
@@ -593,11 +764,14 @@ pub(crate) mod x86 {
     #[inline(always)]
     unsafe fn store_normalised8(out: &mut [Vec3], base: usize, [x, y, z]: [__m256; 3]) {
         unsafe {
-            let d = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z)));
-            let d = _mm256_max_ps(d, _mm256_set1_ps(1e-30));
+            // |v|^2 + 1e-30: a zero vector's reciprocal root stays finite
+            // (1e15), so it stays zero, with no max of its own.
+            let tiny = _mm256_set1_ps(1e-30);
+            let d = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_fmadd_ps(z, z, tiny)));
             let r = _mm256_rsqrt_ps(d);
-            let h = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(r, r));
-            let r = _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5), h));
+            // Newton: r (3 - d r r) / 2, four operations.
+            let b = _mm256_fnmadd_ps(_mm256_mul_ps(d, r), r, _mm256_set1_ps(3.0));
+            let r = _mm256_mul_ps(_mm256_mul_ps(r, _mm256_set1_ps(0.5)), b);
             store_vec3x8(
                 out,
                 base,
