@@ -360,8 +360,11 @@ pub fn path_reference(
                 per_vertex: mesh.influences.per_vertex,
                 joints: &vkskin::anim::CheckedJoints::new(mesh.influences.joints.clone()),
                 weights: &mesh.influences.weights,
-                positions: &mesh.positions,
-                normals: &mesh.normals,
+                vertices: &vkskin::anim::BindVertices::new(
+                    mesh.positions.clone(),
+                    mesh.normals.clone(),
+                )
+                .expect("bind vertices"),
                 out_positions: &mut pos,
                 out_normals: &mut nrm,
             },

@@ -86,8 +86,9 @@ pub(crate) struct CpuStreams {
     /// Checked once here, so that no frame scans them again.
     pub joints: crate::anim::CheckedJoints,
     pub weights: Vec<f32>,
-    pub positions: Vec<glam::Vec3>,
-    pub normals: Vec<glam::Vec3>,
+    /// Bind positions and normals, with their blocks of eight for the
+    /// AVX2 LBS kernel (`run_prepared`).
+    pub vertices: crate::anim::BindVertices,
 }
 
 impl PreparedMesh {
@@ -382,17 +383,23 @@ pub(crate) fn prepare(
         }
         None => None,
     };
-    let cpu = (path.stage == Stage::Cpu).then(|| CpuStreams {
-        per_vertex: inf.per_vertex,
-        joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
-        weights: inf.weights.clone(),
-        positions: mesh.positions.clone(),
-        normals: if mesh.normals.is_empty() {
+    let cpu = if path.stage == Stage::Cpu {
+        let normals = if mesh.normals.is_empty() {
             vec![glam::Vec3::Z; n]
         } else {
             mesh.normals.clone()
-        },
-    });
+        };
+        let vertices = crate::anim::BindVertices::new(mesh.positions.clone(), normals)
+            .map_err(|e| fault(mesh, path, e))?;
+        Some(CpuStreams {
+            per_vertex: inf.per_vertex,
+            joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
+            weights: inf.weights.clone(),
+            vertices,
+        })
+    } else {
+        None
+    };
     Ok(PreparedMesh {
         name: mesh.name.clone(),
         path,

@@ -54,13 +54,13 @@ impl Encoding for Affine4x3Encoding {
             per_vertex: job.per_vertex,
             joints: job.joints,
             weights: job.weights,
-            positions: job.positions,
-            normals: job.normals,
+            positions: job.vertices.positions(),
+            normals: job.vertices.normals(),
             out_positions: job.out_positions,
             out_normals: job.out_normals,
             unit_normals: false,
         }
-        .run_checked(job.joints)?;
+        .run_prepared(job.joints, job.vertices)?;
         Ok(PaletteReport::default())
     }
 }

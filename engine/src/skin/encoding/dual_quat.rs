@@ -58,8 +58,8 @@ impl Encoding for DualQuatEncoding {
                 per_vertex: job.per_vertex,
                 joints: job.joints,
                 weights: job.weights,
-                positions: job.positions,
-                normals: job.normals,
+                positions: job.vertices.positions(),
+                normals: job.vertices.normals(),
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
             }
