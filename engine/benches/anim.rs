@@ -338,8 +338,12 @@ struct Skinning {
     /// scale each, as dual quaternions and scale/shear matrices.
     dq_scaled: Vec<DualQuat>,
     scale_shear: Vec<Mat3A>,
-    positions: Vec<Vec3>,
-    normals: Vec<Vec3>,
+    /// Bind positions and normals, prepared once here as a program
+    /// skinning a loaded mesh every frame would: the LBS jobs run through
+    /// `run_prepared`, whose kernel with two to four influences and normals
+    /// reads their blocks of eight (the `Vec3` streams it reads are the
+    /// same numbers; ozz's job reads float3 arrays).
+    bind: BindVertices,
     /// Checked once here, as a program skinning a loaded mesh every frame
     /// would: the jobs run through `run_checked`, which skips the per-call
     /// scan of every index (ozz's jobs check none).
@@ -398,24 +402,25 @@ impl Skinning {
                 weights4.push(wi / s);
             }
         }
+        let positions: Vec<Vec3> = (0..n)
+            .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
+            .collect();
+        let normals: Vec<Vec3> = (0..n)
+            .map(|_| {
+                Vec3::new(
+                    rng.gen::<f32>() - 0.5,
+                    rng.gen::<f32>() - 0.5,
+                    rng.gen::<f32>() - 0.5,
+                )
+                .normalize()
+            })
+            .collect();
         let s = Self {
             palette,
             dq,
             dq_scaled,
             scale_shear,
-            positions: (0..n)
-                .map(|_| Vec3::new(rng.gen(), rng.gen(), rng.gen()))
-                .collect(),
-            normals: (0..n)
-                .map(|_| {
-                    Vec3::new(
-                        rng.gen::<f32>() - 0.5,
-                        rng.gen::<f32>() - 0.5,
-                        rng.gen::<f32>() - 0.5,
-                    )
-                    .normalize()
-                })
-                .collect(),
+            bind: BindVertices::new(positions, normals).expect("bind vertices"),
             joints1: CheckedJoints::new((0..n).map(|_| rng.gen_range(0..PALETTE as u16)).collect()),
             no_weights: Vec::new(),
             joints4: CheckedJoints::new(joints4),
@@ -423,7 +428,7 @@ impl Skinning {
             out_p: vec![Vec3::ZERO; n],
             out_n: vec![Vec3::ZERO; n],
         };
-        assert!(normals_are_unit(&s.normals), "bench normals are unit");
+        assert!(normals_are_unit(s.bind.normals()), "bench normals are unit");
         s
     }
     /// LBS with `k` influences, with or without normals; `unit`: the job is
@@ -436,7 +441,7 @@ impl Skinning {
             (&self.joints1, &self.no_weights)
         };
         let (normals, out_normals): (&[Vec3], &mut [Vec3]) = if with_normals {
-            (&self.normals, &mut self.out_n)
+            (self.bind.normals(), &mut self.out_n)
         } else {
             (&[], &mut [])
         };
@@ -445,13 +450,13 @@ impl Skinning {
             per_vertex: k,
             joints: joints.as_slice(),
             weights,
-            positions: &self.positions,
+            positions: self.bind.positions(),
             normals,
             out_positions: &mut self.out_p,
             out_normals,
             unit_normals: unit,
         }
-        .run_checked(joints);
+        .run_prepared(joints, &self.bind);
         // An error would time the checks alone: fail loudly instead.
         black_box(r).expect("LBS job");
     }
@@ -468,8 +473,8 @@ impl Skinning {
             per_vertex: 4,
             joints: &self.joints4,
             weights: &self.weights4,
-            positions: &self.positions,
-            normals: &self.normals,
+            positions: self.bind.positions(),
+            normals: self.bind.normals(),
             out_positions: &mut self.out_p,
             out_normals: &mut self.out_n,
         }
