@@ -2438,23 +2438,26 @@ pub(crate) mod x86 {
     /// empty), whose [`dqs_finish8`] loads them itself, each as late as it
     /// can (fewer registers held over the rotation's build).
     #[inline(always)]
-    unsafe fn dqs_scaled8<const K: usize>(
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn dqs_scaled8<const K: usize, const BLOCKS: bool>(
         scale_shear: &[Mat3A],
         joints: &[u16],
         weights: &[f32],
         base: usize,
         positions: &[Vec3],
         normals: &[Vec3],
+        position_blocks: &[Vec3x8],
+        normal_blocks: &[Vec3x8],
     ) -> Option<([__m256; 3], [__m256; 3])> {
         if scale_shear.is_empty() {
             return None;
         }
         unsafe {
-            let p = load3x8(positions, base);
+            let p = load3x8_or_block::<BLOCKS>(positions, position_blocks, base);
             let n = if normals.is_empty() {
                 [_mm256_setzero_ps(); 3]
             } else {
-                load3x8(normals, base)
+                load3x8_or_block::<BLOCKS>(normals, normal_blocks, base)
             };
             Some(scale_phase8::<K>(scale_shear, joints, weights, base, p, n))
         }
@@ -2466,6 +2469,29 @@ pub(crate) mod x86 {
         unsafe {
             let (x, y, z) = load_vec3x8(v, base);
             [x, y, z]
+        }
+    }
+
+    /// Vertices `base..base + 8` (`base` a multiple of 8) in SoA form: with
+    /// `BLOCKS` block `base / 8` of `blocks` (three loads), else
+    /// [`load3x8`] of `v`.
+    #[inline(always)]
+    unsafe fn load3x8_or_block<const BLOCKS: bool>(
+        v: &[Vec3],
+        blocks: &[Vec3x8],
+        base: usize,
+    ) -> [__m256; 3] {
+        unsafe {
+            if BLOCKS {
+                let b = blocks.get_unchecked(base / 8);
+                [
+                    _mm256_load_ps(b.x.as_ptr()),
+                    _mm256_load_ps(b.y.as_ptr()),
+                    _mm256_load_ps(b.z.as_ptr()),
+                ]
+            } else {
+                load3x8(v, base)
+            }
         }
     }
 
@@ -2546,21 +2572,29 @@ pub(crate) mod x86 {
     /// (no bit tests or selects per influence); the eight sums are then
     /// transposed once to SoA form for the rest.
     /// With `scale_shear` not empty, the two-phase variant (see
-    /// [`dqs_scaled8`]). Returns how many vertices it did.
+    /// [`dqs_scaled8`]). With `BLOCKS` the positions and normals of whole
+    /// blocks come from `position_blocks` and `normal_blocks` (the
+    /// [`BindVertices`](crate::anim::BindVertices) form, three loads each)
+    /// instead of being rearranged from `positions` and `normals`. Returns
+    /// how many vertices it did.
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; the streams passed
     /// `skinning::validate_streams`; `palette.len() <= 64`; `scale_shear`
-    /// empty or as long as `palette`.
+    /// empty or as long as `palette`; with `BLOCKS`, `position_blocks` and
+    /// `normal_blocks` hold `positions` and `normals` in blocks of eight
+    /// (`normal_blocks` may be empty when `normals` is).
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn dqs_table<const K: usize>(
+    pub unsafe fn dqs_table<const K: usize, const BLOCKS: bool>(
         palette: &[DualQuat],
         scale_shear: &[Mat3A],
         joints: &[u16],
         weights: &[f32],
         positions: &[Vec3],
         normals: &[Vec3],
+        position_blocks: &[Vec3x8],
+        normal_blocks: &[Vec3x8],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
     ) -> usize {
@@ -2620,10 +2654,23 @@ pub(crate) mod x86 {
         for b in 0..blocks {
             let base = b * 8;
             unsafe {
-                let scaled =
-                    dqs_scaled8::<K>(scale_shear, joints, weights, base, positions, normals);
-                let p = || scaled.map_or_else(|| load3x8(positions, base), |s| s.0);
-                let n = || scaled.map_or_else(|| load3x8(normals, base), |s| s.1);
+                let (pb, nb) = (position_blocks, normal_blocks);
+                let scaled = dqs_scaled8::<K, BLOCKS>(
+                    scale_shear,
+                    joints,
+                    weights,
+                    base,
+                    positions,
+                    normals,
+                    pb,
+                    nb,
+                );
+                let p = || {
+                    scaled.map_or_else(|| load3x8_or_block::<BLOCKS>(positions, pb, base), |s| s.0)
+                };
+                let n = || {
+                    scaled.map_or_else(|| load3x8_or_block::<BLOCKS>(normals, nb, base), |s| s.1)
+                };
                 let acc = transpose8(sums);
                 if b + 1 < blocks {
                     let mut between = |j: usize| {
@@ -2704,8 +2751,16 @@ pub(crate) mod x86 {
                         acc[c] = _mm256_fmadd_ps(q[c], w, acc[c]);
                     }
                 }
-                let scaled =
-                    dqs_scaled8::<K>(scale_shear, joints, weights, base, positions, normals);
+                let scaled = dqs_scaled8::<K, false>(
+                    scale_shear,
+                    joints,
+                    weights,
+                    base,
+                    positions,
+                    normals,
+                    &[],
+                    &[],
+                );
                 let p = || scaled.map_or_else(|| load3x8(positions, base), |s| s.0);
                 let n = || scaled.map_or_else(|| load3x8(normals, base), |s| s.1);
                 dqs_finish8(acc, base, p, n, out_positions, out_normals, &mut |_| {});

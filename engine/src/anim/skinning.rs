@@ -839,7 +839,7 @@ impl DualQuatSkinningJob<'_> {
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
-        self.run_validated();
+        self.run_validated(None);
         Ok(())
     }
 
@@ -847,11 +847,28 @@ impl DualQuatSkinningJob<'_> {
     /// [`LinearBlendJob::run_checked`].
     pub fn run_checked(self, checked: &CheckedJoints) -> Result<(), AnimError> {
         self.validate_with(Some(checked.max_for(self.joints)?))?;
-        self.run_validated();
+        self.run_validated(None);
         Ok(())
     }
 
-    fn run_validated(self) {
+    /// [`Self::run_checked`] for a job whose `positions` and `normals` are
+    /// also `vertices`' own, as [`LinearBlendJob::run_prepared`]: the AVX2
+    /// kernel with two to four influences (palettes of up to 64 entries)
+    /// reads their blocks of eight. The same results as `run`; errors as
+    /// `run_checked` does, and also when those streams are other slices.
+    pub fn run_prepared(
+        self,
+        checked: &CheckedJoints,
+        vertices: &BindVertices,
+    ) -> Result<(), AnimError> {
+        self.validate_with(Some(checked.max_for(self.joints)?))?;
+        let blocks = vertices.blocks_for(self.positions, self.normals)?;
+        self.run_validated(Some(blocks));
+        Ok(())
+    }
+
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn run_validated(self, blocks: Option<(&[Vec3x8], &[Vec3x8])>) {
         let k = self.per_vertex;
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut done = 0;
@@ -867,12 +884,24 @@ impl DualQuatSkinningJob<'_> {
             // SAFETY: features checked, streams and the scale/shear palette's
             // length validated, the table kernel only with at most 64
             // palette entries.
+            // With prepared vertices the table kernel reads their blocks
+            // (the normals' empty only when the job has no normals).
+            let (pb, nb) = blocks.unwrap_or((&[], &[]));
             done = unsafe {
                 match (k, table) {
                     (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
-                    (2, true) => x86::dqs_table::<2>(pal, ss, j, w, p, n, op, on),
-                    (3, true) => x86::dqs_table::<3>(pal, ss, j, w, p, n, op, on),
-                    (4, true) => x86::dqs_table::<4>(pal, ss, j, w, p, n, op, on),
+                    (2, true) if blocks.is_some() => {
+                        x86::dqs_table::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on)
+                    }
+                    (3, true) if blocks.is_some() => {
+                        x86::dqs_table::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on)
+                    }
+                    (4, true) if blocks.is_some() => {
+                        x86::dqs_table::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on)
+                    }
+                    (2, true) => x86::dqs_table::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (3, true) => x86::dqs_table::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (4, true) => x86::dqs_table::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on),
                     (2, false) => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
                     (3, false) => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
                     (4, false) => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
@@ -2084,6 +2113,95 @@ mod tests {
                     assert!(e.to_string().contains(what), "{e}");
                     assert!(p.iter().chain(&nn).all(|v| *v == Vec3::ONE));
                 }
+            }
+        }
+    }
+
+    /// DQS `run_prepared` skins exactly as `run` (rigid and two-phase, two
+    /// to four influences, with and without normals, meshes around the
+    /// blocks of eight, palettes short enough for the offset table and
+    /// not), and errs on streams that are not the prepared slices.
+    #[test]
+    fn prepared_vertices_skin_dqs_as_run_does() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(67);
+        for palette in [4usize, 70] {
+            let skin: Vec<Affine3A> = (0..palette)
+                .map(|_| {
+                    random_rigid(&mut rng)
+                        * Affine3A::from_scale(Vec3::new(
+                            rng.gen_range(0.5..2.0),
+                            rng.gen_range(0.5..2.0),
+                            rng.gen_range(0.5..2.0),
+                        ))
+                })
+                .collect();
+            let h = super::super::PaletteHierarchy::flat(palette);
+            let mut dq = vec![DualQuat::default(); palette];
+            let mut ss = vec![Mat3A::IDENTITY; palette];
+            encode_dual_quat_scale(&skin, &h, &mut dq, &mut ss).unwrap();
+            for (k, n) in (2..=4).flat_map(|k| [(k, 5), (k, 64), (k, 203), (k, 1200)]) {
+                let m = random_mesh(&mut rng, n, k, palette as u16);
+                let checked = CheckedJoints::new(m.joints.clone());
+                let bv = BindVertices::new(m.positions.clone(), m.normals.clone()).unwrap();
+                for (scale_shear, with_normals) in [
+                    (&[][..], true),
+                    (&ss[..], true),
+                    (&[][..], false),
+                    (&ss[..], false),
+                ] {
+                    let skin_it = |prepared: bool| {
+                        let (mut p, mut nn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                        let nn_len = if with_normals { n } else { 0 };
+                        let src = if prepared {
+                            bv.normals()
+                        } else {
+                            &m.normals[..]
+                        };
+                        let job = DualQuatSkinningJob {
+                            palette: &dq,
+                            scale_shear,
+                            per_vertex: k,
+                            joints: &checked,
+                            weights: &m.weights,
+                            positions: if prepared {
+                                bv.positions()
+                            } else {
+                                &m.positions
+                            },
+                            normals: if with_normals { src } else { &[] },
+                            out_positions: &mut p,
+                            out_normals: &mut nn[..nn_len],
+                        };
+                        if prepared {
+                            job.run_prepared(&checked, &bv).unwrap();
+                        } else {
+                            job.run().unwrap();
+                        }
+                        (p, nn)
+                    };
+                    assert_eq!(
+                        skin_it(true),
+                        skin_it(false),
+                        "palette {palette} k {k} n {n} two-phase {} normals {with_normals}",
+                        !scale_shear.is_empty()
+                    );
+                }
+                let (mut p, mut nn) = (vec![Vec3::ONE; n], vec![Vec3::ONE; n]);
+                let e = DualQuatSkinningJob {
+                    palette: &dq,
+                    scale_shear: &[],
+                    per_vertex: k,
+                    joints: &checked,
+                    weights: &m.weights,
+                    positions: bv.positions(),
+                    normals: &m.normals,
+                    out_positions: &mut p,
+                    out_normals: &mut nn,
+                }
+                .run_prepared(&checked, &bv)
+                .unwrap_err();
+                assert!(e.to_string().contains("normals"), "{e}");
+                assert!(p.iter().chain(&nn).all(|v| *v == Vec3::ONE));
             }
         }
     }

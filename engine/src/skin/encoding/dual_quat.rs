@@ -63,7 +63,7 @@ impl Encoding for DualQuatEncoding {
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
             }
-            .run_checked(job.joints)?;
+            .run_prepared(job.joints, job.vertices)?;
             Ok(report)
         })
     }

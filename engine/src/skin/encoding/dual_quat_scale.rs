@@ -69,7 +69,7 @@ impl Encoding for DualQuatScaleEncoding {
                 out_positions: job.out_positions,
                 out_normals: job.out_normals,
             }
-            .run_checked(job.joints)?;
+            .run_prepared(job.joints, job.vertices)?;
             Ok(PaletteReport::default())
         })
     }

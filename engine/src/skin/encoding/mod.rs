@@ -26,8 +26,8 @@ pub struct CpuSkinning<'a> {
     /// `run_checked` and skips a per-call scan of the indices.
     pub joints: &'a crate::anim::CheckedJoints,
     pub weights: &'a [f32],
-    /// Bind positions and normals, prepared once: the LBS job runs through
-    /// `run_prepared` and reads their blocks of eight.
+    /// Bind positions and normals, prepared once: the LBS and DQS jobs run
+    /// through `run_prepared` and read their blocks of eight.
     pub vertices: &'a crate::anim::BindVertices,
     pub out_positions: &'a mut [Vec3],
     pub out_normals: &'a mut [Vec3],
