@@ -366,7 +366,7 @@ impl LinearBlendJob<'_> {
 
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
-        self.run_validated();
+        self.run_validated(None);
         Ok(())
     }
 
@@ -376,7 +376,7 @@ impl LinearBlendJob<'_> {
     /// Errors as `run` does, and also when `joints` is another slice.
     pub fn run_checked(self, checked: &CheckedJoints) -> Result<(), AnimError> {
         self.validate_with(Some(checked.max_for(self.joints)?))?;
-        self.run_validated();
+        self.run_validated(None);
         Ok(())
     }
 
@@ -393,8 +393,14 @@ impl LinearBlendJob<'_> {
     ) -> Result<(), AnimError> {
         self.validate_with(Some(checked.max_for(self.joints)?))?;
         let blocks = vertices.blocks_for(self.positions, self.normals)?;
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = blocks;
+        self.run_validated(Some(blocks));
+        Ok(())
+    }
+
+    /// Skins with the fastest path the tier has; `blocks`: the prepared
+    /// blocks of eight of `positions` and `normals`, when there are.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn run_validated(self, blocks: Option<(&[Vec3x8], &[Vec3x8])>) {
         #[cfg(target_arch = "x86_64")]
         {
             let tier = super::simd::tier();
@@ -408,31 +414,7 @@ impl LinearBlendJob<'_> {
                     self.weights,
                     self.positions,
                     self.normals,
-                    Some(blocks),
-                    self.out_positions,
-                    self.out_normals,
-                );
-                return Ok(());
-            }
-        }
-        self.run_validated();
-        Ok(())
-    }
-
-    fn run_validated(self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let tier = super::simd::tier();
-            if tier > Tier::Scalar {
-                lbs_fast(
-                    tier,
-                    self.unit_normals,
-                    self.skin,
-                    self.per_vertex,
-                    self.joints,
-                    self.weights,
-                    self.positions,
-                    self.normals,
+                    blocks,
                     self.out_positions,
                     self.out_normals,
                 );
@@ -452,17 +434,9 @@ impl LinearBlendJob<'_> {
     }
 }
 
-/// Dispatches validated streams to the kernels of `tier` (which the CPU
-/// must have); influence counts without one take the scalar loop.
-///
-/// AVX-512, when the palette is no longer than the mesh (so that
-/// rearranging it once costs less than the vertices): with one influence
-/// and at most 64 entries, the palette goes to SoA tables the kernel picks
-/// elements from with lane permutes; otherwise the kernel reads each
-/// influence's matrix as one 64-byte load. Both tiers read a palette that
-/// is not on a boundary their loads need from a cache-line-aligned copy
-/// ([`x86::aligned_palette`]), so that those loads never split lines.
-#[cfg(target_arch = "x86_64")]
+/// [`lbs_fast_blocks`] without prepared blocks: the tests' way in to one
+/// tier's kernels.
+#[cfg(all(test, target_arch = "x86_64"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
     tier: Tier,
@@ -492,10 +466,20 @@ pub(crate) fn lbs_fast(
     );
 }
 
-/// [`lbs_fast`] with, optionally, the blocks of eight of `positions` and
-/// `normals` ([`BindVertices`]; the normals' empty when `normals` is),
-/// which the AVX2 software-pipelined kernel then reads instead of the
-/// `Vec3` streams.
+/// Dispatches validated streams to the kernels of `tier` (which the CPU
+/// must have); influence counts without one take the scalar loop.
+///
+/// AVX-512, when the palette is no longer than the mesh (so that
+/// rearranging it once costs less than the vertices): with one influence
+/// and at most 64 entries, the palette goes to SoA tables the kernel picks
+/// elements from with lane permutes; otherwise the kernel reads each
+/// influence's matrix as one 64-byte load. Both tiers read a palette that
+/// is not on a boundary their loads need from a cache-line-aligned copy
+/// ([`x86::aligned_palette`]), so that those loads never split lines.
+///
+/// `blocks`: optionally the blocks of eight of `positions` and `normals`
+/// ([`BindVertices`]; the normals' empty when `normals` is), which the AVX2
+/// software-pipelined kernel then reads instead of the `Vec3` streams.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast_blocks(
@@ -778,7 +762,7 @@ impl QuatTranslationSkinningJob<'_> {
         }
         // Validated above, on the same streams (the rebuilt palette is as
         // long as the given one): no second scan of the indices.
-        .run_validated();
+        .run_validated(None);
         Ok(())
     }
 }
