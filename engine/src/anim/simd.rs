@@ -695,17 +695,14 @@ pub(crate) mod x86 {
     }
 
     /// x, y, z of the eight vertices at `v`: with `BLOCKS` a [`Vec3x8`]
-    /// (three loads), else eight `Vec3` ([`load_vec3x8`]).
+    /// ([`load_x8`]; a block is as long as eight `Vec3`, so block k is at
+    /// `8 k` either way), else eight `Vec3` ([`load_vec3x8`]).
     #[inline(always)]
     unsafe fn load_block<const BLOCKS: bool>(v: *const Vec3) -> (__m256, __m256, __m256) {
         unsafe {
             if BLOCKS {
-                let f = v as *const f32;
-                (
-                    _mm256_loadu_ps(f),
-                    _mm256_loadu_ps(f.add(8)),
-                    _mm256_loadu_ps(f.add(16)),
-                )
+                let [x, y, z] = load_x8(&*(v as *const Vec3x8));
+                (x, y, z)
             } else {
                 load_vec3x8(std::slice::from_raw_parts(v, 8), 0)
             }
@@ -2474,8 +2471,21 @@ pub(crate) mod x86 {
         }
     }
 
+    /// A block of eight prepared vertices ([`Vec3x8`]): three aligned
+    /// loads.
+    #[inline(always)]
+    unsafe fn load_x8(b: &Vec3x8) -> [__m256; 3] {
+        unsafe {
+            [
+                _mm256_load_ps(b.x.as_ptr()),
+                _mm256_load_ps(b.y.as_ptr()),
+                _mm256_load_ps(b.z.as_ptr()),
+            ]
+        }
+    }
+
     /// Vertices `base..base + 8` (`base` a multiple of 8) in SoA form: with
-    /// `BLOCKS` block `base / 8` of `blocks` (three loads), else
+    /// `BLOCKS` block `base / 8` of `blocks` ([`load_x8`]), else
     /// [`load3x8`] of `v`.
     #[inline(always)]
     unsafe fn load3x8_or_block<const BLOCKS: bool>(
@@ -2485,12 +2495,7 @@ pub(crate) mod x86 {
     ) -> [__m256; 3] {
         unsafe {
             if BLOCKS {
-                let b = blocks.get_unchecked(base / 8);
-                [
-                    _mm256_load_ps(b.x.as_ptr()),
-                    _mm256_load_ps(b.y.as_ptr()),
-                    _mm256_load_ps(b.z.as_ptr()),
-                ]
+                load_x8(blocks.get_unchecked(base / 8))
             } else {
                 load3x8(v, base)
             }

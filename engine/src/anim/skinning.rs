@@ -405,7 +405,7 @@ impl LinearBlendJob<'_> {
         {
             let tier = super::simd::tier();
             if tier > Tier::Scalar {
-                lbs_fast_blocks(
+                lbs_fast(
                     tier,
                     self.unit_normals,
                     self.skin,
@@ -434,38 +434,6 @@ impl LinearBlendJob<'_> {
     }
 }
 
-/// [`lbs_fast_blocks`] without prepared blocks: the tests' way in to one
-/// tier's kernels.
-#[cfg(all(test, target_arch = "x86_64"))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn lbs_fast(
-    tier: Tier,
-    unit_normals: bool,
-    skin: &[Affine3A],
-    k: usize,
-    joints: &[u16],
-    weights: &[f32],
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) {
-    let (p, n, op, on) = (positions, normals, out_positions, out_normals);
-    lbs_fast_blocks(
-        tier,
-        unit_normals,
-        skin,
-        k,
-        joints,
-        weights,
-        p,
-        n,
-        None,
-        op,
-        on,
-    );
-}
-
 /// Dispatches validated streams to the kernels of `tier` (which the CPU
 /// must have); influence counts without one take the scalar loop.
 ///
@@ -482,7 +450,7 @@ pub(crate) fn lbs_fast(
 /// software-pipelined kernel then reads instead of the `Vec3` streams.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn lbs_fast_blocks(
+pub(crate) fn lbs_fast(
     tier: Tier,
     unit_normals: bool,
     skin: &[Affine3A],
@@ -865,12 +833,13 @@ impl DualQuatSkinningJob<'_> {
             // The offset table costs palette^2 dot products: worth it from
             // sixteen vertices per palette entry.
             let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
-            // SAFETY: features checked, streams and the scale/shear palette's
-            // length validated, the table kernel only with at most 64
-            // palette entries.
             // With prepared vertices the table kernel reads their blocks
             // (the normals' empty only when the job has no normals).
             let (pb, nb) = blocks.unwrap_or((&[], &[]));
+            // SAFETY: features checked, streams and the scale/shear palette's
+            // length validated, the table kernel only with at most 64
+            // palette entries, blocks from BindVertices::blocks_for for
+            // these very streams.
             done = unsafe {
                 match (k, table) {
                     (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
@@ -1334,6 +1303,7 @@ mod tests {
                     &m.weights,
                     &m.positions,
                     &m.normals,
+                    None,
                     &mut fp,
                     &mut fn_,
                 );
@@ -1341,7 +1311,7 @@ mod tests {
                 let bv = BindVertices::new(m.positions.clone(), m.normals.clone()).unwrap();
                 let blocks = bv.blocks_for(bv.positions(), bv.normals()).unwrap();
                 let (mut bp, mut bn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                lbs_fast_blocks(
+                lbs_fast(
                     tier,
                     false,
                     &skin,
@@ -1391,6 +1361,7 @@ mod tests {
                     &m.weights,
                     &m.positions,
                     &[],
+                    None,
                     &mut fp2,
                     &mut [],
                 );
@@ -1508,14 +1479,38 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             for tier in crate::anim::simd::testable_tiers() {
                 let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                lbs_fast(tier, true, &skin, 1, j, &[], ps, ns, &mut fp, &mut fn_);
+                lbs_fast(
+                    tier,
+                    true,
+                    &skin,
+                    1,
+                    j,
+                    &[],
+                    ps,
+                    ns,
+                    None,
+                    &mut fp,
+                    &mut fn_,
+                );
                 check(&format!("{tier:?}"), &fp, &fn_);
                 // Normals of length 2: kept under similarities in whole
                 // blocks (the renormalisation skipped), renormalised under
                 // the others.
                 if n >= 16 {
                     let twice: Vec<Vec3> = ns.iter().map(|v| *v * 2.0).collect();
-                    lbs_fast(tier, true, &skin, 1, j, &[], ps, &twice, &mut fp, &mut fn_);
+                    lbs_fast(
+                        tier,
+                        true,
+                        &skin,
+                        1,
+                        j,
+                        &[],
+                        ps,
+                        &twice,
+                        None,
+                        &mut fp,
+                        &mut fn_,
+                    );
                     for i in 0..8 {
                         let len = fn_[i].length();
                         assert!((len - 2.0).abs() < 2e-5, "{tier:?} {i}: {len}");
@@ -1599,6 +1594,7 @@ mod tests {
                     &[],
                     p,
                     ns,
+                    None,
                     &mut fp,
                     &mut fn_,
                 );
@@ -1709,6 +1705,7 @@ mod tests {
                                 weights,
                                 &p[shift(1)..shift(1) + n],
                                 ns,
+                                None,
                                 &mut op[shift(5)..shift(5) + n],
                                 ons,
                             );
@@ -1858,7 +1855,7 @@ mod tests {
                         let (mut fp, mut fn_) = (rp.clone(), rn.clone());
                         let (j, p) = (&m.joints, &m.positions);
                         lbs_reference(skin, k, j, w, p, ns, &mut rp, &mut rn);
-                        lbs_fast(tier, false, skin, k, j, w, p, ns, &mut fp, &mut fn_);
+                        lbs_fast(tier, false, skin, k, j, w, p, ns, None, &mut fp, &mut fn_);
                         for i in 0..n {
                             assert!(rp[i].abs_diff_eq(fp[i], 1e-5), "{tier:?} k {k} {i}");
                             if normals {
@@ -1899,7 +1896,7 @@ mod tests {
                             let mut want = vec![Vec3::ZERO; n];
                             lbs_reference(&skin, k, j, w, p, &[], &mut want, &mut []);
                             let mut got = vec![Vec3::ZERO; n];
-                            lbs_fast(tier, false, &skin, k, j, w, p, &[], &mut got, &mut []);
+                            lbs_fast(tier, false, &skin, k, j, w, p, &[], None, &mut got, &mut []);
                             for i in 0..n {
                                 assert!(
                                     want[i].abs_diff_eq(got[i], 1e-5),
@@ -2347,7 +2344,7 @@ mod tests {
             let (j, w, p, nn) = (&m.joints, &m.weights, &m.positions, &m.normals);
             lbs_reference(&skin, 1, j, w, p, nn, &mut rp, &mut rn);
             let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-            lbs_fast(tier, false, &skin, 1, j, w, p, nn, &mut fp, &mut fn_);
+            lbs_fast(tier, false, &skin, 1, j, w, p, nn, None, &mut fp, &mut fn_);
             let checked = if tier == crate::anim::simd::Tier::Avx512 {
                 odd.len()
             } else {
