@@ -105,6 +105,45 @@ pub(crate) mod x86 {
         *INTEL.get_or_init(|| &vendor() == b"GenuineIntel")
     }
 
+    /// The size of one core's level-2 cache in bytes, from CPUID leaf 4
+    /// (Intel's deterministic cache parameters); `None` where the leaf
+    /// does not tell. Read once.
+    pub(crate) fn l2_bytes() -> Option<usize> {
+        use std::sync::OnceLock;
+        static L2: OnceLock<Option<usize>> = OnceLock::new();
+        *L2.get_or_init(|| {
+            if __cpuid(0).eax < 4 {
+                return None;
+            }
+            // Subleaves until a null one (type 0); a bound in case of none.
+            (0..16)
+                .map(|i| __cpuid_count(4, i))
+                .take_while(|r| r.eax & 0x1f != 0)
+                .find(|r| (r.eax >> 5) & 0x7 == 2 && r.eax & 0x1f != 2)
+                .map(|r| {
+                    let ways = (r.ebx >> 22) as usize + 1;
+                    let partitions = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+                    let line = (r.ebx & 0xfff) as usize + 1;
+                    let sets = r.ecx as usize + 1;
+                    ways * partitions * line * sets
+                })
+        })
+    }
+
+    /// Whether a skinning job that touches `bytes` of streams (read and
+    /// written) writes its outputs with streaming (non-temporal) stores:
+    /// on Intel CPUs, when they are more than the level-2 cache holds.
+    /// Skinned vertices go on to the GPU, not back to this core, and past
+    /// the L2 an ordinary store first reads each line in. On the Emerald
+    /// Rapids measured, a copy of one-influence streams (26 bytes read and
+    /// 24 written a vertex) took 1.78 ns a vertex with ordinary stores
+    /// and 1.32 with streaming ones at 100,000 vertices; at 20,000 (all
+    /// in its 2 MiB L2) 0.89 against 1.16, and they crossed at about
+    /// 45,000. Not measured on AMD CPUs, which keep ordinary stores.
+    pub(crate) fn stream_outputs(bytes: usize) -> bool {
+        intel() && l2_bytes().is_some_and(|l2| bytes > l2)
+    }
+
     pub(crate) mod avx512;
 
     use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
@@ -1095,6 +1134,15 @@ pub(crate) mod x86 {
     /// lengths): the entries' flags ride in lane 7 (`0 n + f`), one OR and
     /// one sign mask per block.
     ///
+    /// `stream` (see [`stream_outputs`]): with `UNIT`, and both outputs
+    /// alike modulo 32 bytes, the blocks write their outputs with
+    /// streaming stores, after a lead of up to seven vertices that puts
+    /// them on 32 bytes, and prefetch their inputs. The lead and the tail
+    /// go through the same block code from padded copies, so a vertex's
+    /// result does not depend on where the streams lie (only, with
+    /// `UNIT`, on whether its block of eight took the similarity path).
+    /// Returns whether it streamed.
+    ///
     /// # Safety
     /// As [`lbs`], with one influence per vertex, no weights, normals as
     /// long as the positions and `skin.len() <= LBS1_TABLE_MAX`.
@@ -1106,103 +1154,229 @@ pub(crate) mod x86 {
         normals: &[Vec3],
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
-    ) {
+        stream: bool,
+    ) -> bool {
         unsafe {
             // Only the palette's entries are written (no 16 KiB clear per
             // call); validate_streams keeps every joint index inside them.
             let mut table =
                 [const { std::mem::MaybeUninit::<Lbs1Entry>::uninit() }; LBS1_TABLE_MAX];
             lbs1_table::<UNIT>(skin, &mut table);
-            let n = positions.len();
             let tp = table.as_ptr() as *const f32;
-            let pp = positions.as_ptr() as *const f32;
-            let np = normals.as_ptr() as *const f32;
-            let op = out_positions.as_mut_ptr() as *mut f32;
-            let on = out_normals.as_mut_ptr() as *mut f32;
-            // `[M p | cof(M) n]` of vertex v from `q = [p | n]` (x, y, z
-            // in lanes 0-2 of each half; lane 3 is never read).
-            let vertex = |v: usize, q: __m256| {
-                let e = tp.add(32 * *joints.get_unchecked(v) as usize);
-                let x = _mm256_permute_ps(q, 0b00_00_00_00);
-                let y = _mm256_permute_ps(q, 0b01_01_01_01);
-                let z = _mm256_permute_ps(q, 0b10_10_10_10);
-                let r = _mm256_fmadd_ps(_mm256_load_ps(e), x, _mm256_load_ps(e.add(24)));
-                let r = _mm256_fmadd_ps(_mm256_load_ps(e.add(8)), y, r);
-                _mm256_fmadd_ps(_mm256_load_ps(e.add(16)), z, r)
+            let n = positions.len();
+            let (op, on) = (out_positions.as_mut_ptr(), out_normals.as_mut_ptr());
+            // Streaming stores need both outputs on 32 bytes at the same
+            // vertex: a lead of up to seven vertices puts them there when
+            // they lie alike modulo 32 (else no streaming). Only with
+            // `UNIT`: renormalising every block, the kernel has no room
+            // for the stores' rearranging (measured 2.36 against 2.30 ns
+            // a vertex at 100,000 on the Emerald Rapids).
+            let stream = UNIT && stream && (op as usize) % 32 == (on as usize) % 32;
+            let lead = if stream {
+                (0..8)
+                    .find(|l| (op as usize + 12 * l).is_multiple_of(32))
+                    .unwrap_or(0)
+                    .min(n)
+            } else {
+                0
             };
-            // Needs v + 1 < n: both 16-byte loads reach into the next
-            // vertex, and so does the position's store, which that vertex
-            // then overwrites.
-            let full = |v: usize| {
-                let r = vertex(v, _mm256_loadu2_m128(np.add(3 * v), pp.add(3 * v)));
-                _mm_storeu_ps(op.add(3 * v), _mm256_castps256_ps128(r));
-                r
+            let at = |v: usize| Lbs1Streams {
+                joints: joints.as_ptr().add(v),
+                positions: positions.as_ptr().add(v) as *const f32,
+                normals: normals.as_ptr().add(v) as *const f32,
+                out_positions: op.add(v) as *mut f32,
+                out_normals: on.add(v) as *mut f32,
             };
-            // Blocks of eight while a vertex follows them.
-            let mut base = 0;
-            while base + 8 < n {
-                let r: [__m256; 8] = std::array::from_fn(|i| full(base + i));
-                if UNIT {
-                    let or = |a: __m256, b: __m256| _mm256_or_ps(a, b);
-                    let f = or(
-                        or(or(r[0], r[1]), or(r[2], r[3])),
-                        or(or(r[4], r[5]), or(r[6], r[7])),
-                    );
-                    if _mm256_movemask_ps(f) & 0x80 == 0 {
-                        // Every matrix a similarity: the normals are unit
-                        // already. Each 16-byte store's w (0) spills into
-                        // the next vertex's x, which that vertex writes.
-                        for (i, r) in r.iter().enumerate() {
-                            _mm_storeu_ps(on.add(3 * (base + i)), _mm256_extractf128_ps(*r, 1));
-                        }
-                        base += 8;
-                        continue;
+            lbs1_padded::<UNIT>(tp, at(0), lead);
+            // Blocks of eight while a vertex follows them (their 16-byte
+            // loads reach into the next vertex).
+            let mut base = lead;
+            if stream {
+                while base + 8 < n {
+                    // Streams this long come from beyond the L2: the
+                    // positions and normals 16 blocks (1.5 KiB) ahead are
+                    // asked for (measured 1.84 against 1.91 ns a vertex at
+                    // 100,000 on the Emerald Rapids; 12 to 32 blocks
+                    // alike). A prefetch past the end is harmless.
+                    let a = at(base);
+                    for p in [a.positions, a.normals] {
+                        let ahead = p.wrapping_add(16 * 24);
+                        _mm_prefetch::<_MM_HINT_T0>(ahead as *const i8);
+                        _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(16) as *const i8);
                     }
+                    lbs1_block8::<UNIT, true>(tp, at(base));
+                    base += 8;
                 }
-                // Normals of vertex pairs, [n_v | n_v+1] (w lanes cleared:
-                // they hold the flags).
-                let xyz = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
-                let pair = |a: __m256, b: __m256| {
-                    let s = _mm256_permute2f128_ps(a, b, 0x31);
-                    if UNIT {
-                        _mm256_and_ps(s, xyz)
-                    } else {
-                        s
-                    }
-                };
-                let s01 = pair(r[0], r[1]);
-                let s23 = pair(r[2], r[3]);
-                let s45 = pair(r[4], r[5]);
-                let s67 = pair(r[6], r[7]);
-                // |n|^2 of vertices 0 2 4 6 | 1 3 5 7 (the w lanes are 0).
-                let h = _mm256_hadd_ps(
-                    _mm256_hadd_ps(_mm256_mul_ps(s01, s01), _mm256_mul_ps(s23, s23)),
-                    _mm256_hadd_ps(_mm256_mul_ps(s45, s45), _mm256_mul_ps(s67, s67)),
+                _mm_sfence();
+            } else {
+                while base + 8 < n {
+                    lbs1_block8::<UNIT, false>(tp, at(base));
+                    base += 8;
+                }
+            }
+            lbs1_padded::<UNIT>(tp, at(base), n - base);
+            stream
+        }
+    }
+
+    /// Raw pointers of the streams of [`lbs1_normals`] at one vertex.
+    #[derive(Clone, Copy)]
+    struct Lbs1Streams {
+        joints: *const u16,
+        positions: *const f32,
+        normals: *const f32,
+        out_positions: *mut f32,
+        out_normals: *mut f32,
+    }
+
+    /// The `rest` (at most eight) vertices at `s` through
+    /// [`lbs1_block8`], from padded copies: the lead and the tail of
+    /// [`lbs1_normals`], so that every vertex goes through the same code
+    /// wherever the streams lie. Padding vertices take the first vertex's
+    /// joint, so that they leave the block's similarity check as its real
+    /// vertices make it.
+    #[inline(always)]
+    unsafe fn lbs1_padded<const UNIT: bool>(tp: *const f32, s: Lbs1Streams, rest: usize) {
+        unsafe {
+            if rest == 0 {
+                return;
+            }
+            let mut js = [*s.joints; 9];
+            let mut p = [0.0f32; 27];
+            let mut nn = [0.0f32; 27];
+            let (mut op, mut on) = ([0.0f32; 27], [0.0f32; 27]);
+            std::ptr::copy_nonoverlapping(s.joints, js.as_mut_ptr(), rest);
+            std::ptr::copy_nonoverlapping(s.positions, p.as_mut_ptr(), 3 * rest);
+            std::ptr::copy_nonoverlapping(s.normals, nn.as_mut_ptr(), 3 * rest);
+            let padded = Lbs1Streams {
+                joints: js.as_ptr(),
+                positions: p.as_ptr(),
+                normals: nn.as_ptr(),
+                out_positions: op.as_mut_ptr(),
+                out_normals: on.as_mut_ptr(),
+            };
+            lbs1_block8::<UNIT, false>(tp, padded);
+            std::ptr::copy_nonoverlapping(op.as_ptr(), s.out_positions, 3 * rest);
+            std::ptr::copy_nonoverlapping(on.as_ptr(), s.out_normals, 3 * rest);
+        }
+    }
+
+    /// `[M p | cof(M) n]` of vertex `v` at `s` (x, y, z in lanes 0-2 of
+    /// each half; lane 3 is never read) from `q = [p | n]`: three in-lane
+    /// splats and three FMAs. Without `STREAM` the position is stored,
+    /// spilling into the next vertex's x, which it writes.
+    #[inline(always)]
+    unsafe fn lbs1_vertex<const STREAM: bool>(tp: *const f32, s: Lbs1Streams, v: usize) -> __m256 {
+        unsafe {
+            let q = _mm256_loadu2_m128(s.normals.add(3 * v), s.positions.add(3 * v));
+            let e = tp.add(32 * *s.joints.add(v) as usize);
+            let x = _mm256_permute_ps(q, 0b00_00_00_00);
+            let y = _mm256_permute_ps(q, 0b01_01_01_01);
+            let z = _mm256_permute_ps(q, 0b10_10_10_10);
+            let r = _mm256_fmadd_ps(_mm256_load_ps(e), x, _mm256_load_ps(e.add(24)));
+            let r = _mm256_fmadd_ps(_mm256_load_ps(e.add(8)), y, r);
+            let r = _mm256_fmadd_ps(_mm256_load_ps(e.add(16)), z, r);
+            if !STREAM {
+                _mm_storeu_ps(s.out_positions.add(3 * v), _mm256_castps256_ps128(r));
+            }
+            r
+        }
+    }
+
+    /// Eight vertices of [`lbs1_normals`] at `s`, a ninth following (read,
+    /// and its position's and normal's x overwritten). `STREAM`: both
+    /// outputs are on 32 bytes, and each takes its 96 bytes as three
+    /// streaming (non-temporal) stores, which skip reading the lines into
+    /// the cache first.
+    #[inline(always)]
+    unsafe fn lbs1_block8<const UNIT: bool, const STREAM: bool>(tp: *const f32, s: Lbs1Streams) {
+        unsafe {
+            let v = |i: usize| lbs1_vertex::<STREAM>(tp, s, i);
+            let r = [v(0), v(1), v(2), v(3), v(4), v(5), v(6), v(7)];
+            if STREAM {
+                let q: [__m256; 4] =
+                    std::array::from_fn(|i| _mm256_permute2f128_ps(r[2 * i], r[2 * i + 1], 0x20));
+                stream_vec3x8(s.out_positions, q);
+            }
+            // Normals of vertex pairs, [n_v | n_v+1].
+            let pairs: [__m256; 4] =
+                std::array::from_fn(|i| _mm256_permute2f128_ps(r[2 * i], r[2 * i + 1], 0x31));
+            if UNIT {
+                let f = _mm256_or_ps(
+                    _mm256_or_ps(_mm256_or_ps(r[0], r[1]), _mm256_or_ps(r[2], r[3])),
+                    _mm256_or_ps(_mm256_or_ps(r[4], r[5]), _mm256_or_ps(r[6], r[7])),
                 );
-                let d = _mm256_max_ps(h, _mm256_set1_ps(1e-30));
-                let y = _mm256_rsqrt_ps(d);
-                let t = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
-                let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), t));
-                // Vertex pair (v, v + 1)'s factors sit at lane i of each
-                // half: an in-lane broadcast (no lane crossing) spreads
-                // them over their halves.
-                let out = |s: __m256, f: __m256, v: usize| {
-                    let r = _mm256_mul_ps(s, f);
-                    _mm_storeu_ps(on.add(3 * v), _mm256_castps256_ps128(r));
-                    _mm_storeu_ps(on.add(3 * v + 3), _mm256_extractf128_ps(r, 1));
-                };
-                out(s01, _mm256_permute_ps(y, 0b00_00_00_00), base);
-                out(s23, _mm256_permute_ps(y, 0b01_01_01_01), base + 2);
-                out(s45, _mm256_permute_ps(y, 0b10_10_10_10), base + 4);
-                out(s67, _mm256_permute_ps(y, 0b11_11_11_11), base + 6);
-                base += 8;
+                if _mm256_movemask_ps(f) & 0x80 == 0 {
+                    // Every matrix a similarity: the normals are unit
+                    // already. Each 16-byte store's w (0) spills into the
+                    // next vertex's x, which that vertex writes.
+                    if STREAM {
+                        stream_vec3x8(s.out_normals, pairs);
+                    } else {
+                        for (i, r) in r.iter().enumerate() {
+                            _mm_storeu_ps(s.out_normals.add(3 * i), _mm256_extractf128_ps(*r, 1));
+                        }
+                    }
+                    return;
+                }
             }
-            for v in base..n {
-                let q = _mm256_set_m128(load_vec3(normals, v), load_vec3(positions, v));
-                let r = vertex(v, q);
-                store3(out_positions, v, _mm256_castps256_ps128(r));
-                store3(out_normals, v, normalize3(_mm256_extractf128_ps(r, 1)));
+            // w lanes cleared: they hold the flags.
+            let xyz = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+            let [s01, s23, s45, s67] = if UNIT {
+                pairs.map(|p| _mm256_and_ps(p, xyz))
+            } else {
+                pairs
+            };
+            // |n|^2 of vertices 0 2 4 6 | 1 3 5 7 (the w lanes are 0).
+            let h = _mm256_hadd_ps(
+                _mm256_hadd_ps(_mm256_mul_ps(s01, s01), _mm256_mul_ps(s23, s23)),
+                _mm256_hadd_ps(_mm256_mul_ps(s45, s45), _mm256_mul_ps(s67, s67)),
+            );
+            let d = _mm256_max_ps(h, _mm256_set1_ps(1e-30));
+            let y = _mm256_rsqrt_ps(d);
+            let t = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(0.5)), _mm256_mul_ps(y, y));
+            let y = _mm256_mul_ps(y, _mm256_sub_ps(_mm256_set1_ps(1.5), t));
+            // Vertex pair (v, v + 1)'s factors sit at lane i of each half:
+            // an in-lane broadcast (no lane crossing) spreads them over
+            // their halves.
+            let q = [
+                _mm256_mul_ps(s01, _mm256_permute_ps(y, 0b00_00_00_00)),
+                _mm256_mul_ps(s23, _mm256_permute_ps(y, 0b01_01_01_01)),
+                _mm256_mul_ps(s45, _mm256_permute_ps(y, 0b10_10_10_10)),
+                _mm256_mul_ps(s67, _mm256_permute_ps(y, 0b11_11_11_11)),
+            ];
+            if STREAM {
+                stream_vec3x8(s.out_normals, q);
+            } else {
+                for (i, q) in q.iter().enumerate() {
+                    let o = s.out_normals.add(6 * i);
+                    _mm_storeu_ps(o, _mm256_castps256_ps128(*q));
+                    _mm_storeu_ps(o.add(3), _mm256_extractf128_ps(*q, 1));
+                }
             }
+        }
+    }
+
+    /// Eight vectors given in pairs (`q[i]` = `[v_2i | v_2i+1]`, x, y, z
+    /// in lanes 0-2 of each half) written as eight `Vec3` (96 bytes) at
+    /// `p`, on 32 bytes, with three streaming stores.
+    #[inline(always)]
+    unsafe fn stream_vec3x8(p: *mut f32, q: [__m256; 4]) {
+        unsafe {
+            let idx = |a: [i32; 8]| _mm256_loadu_si256(a.as_ptr() as *const __m256i);
+            // Lanes of the pairs that make up the three registers: a
+            // register's lanes come from one pair up to a point and from
+            // the next after it, each by the same lane index.
+            let a = idx([0, 1, 2, 4, 5, 6, 0, 1]);
+            let b = idx([2, 4, 5, 6, 0, 1, 2, 4]);
+            let c = idx([5, 6, 0, 1, 2, 4, 5, 6]);
+            let perm = _mm256_permutevar8x32_ps;
+            let m0 = _mm256_blend_ps::<0b1100_0000>(perm(q[0], a), perm(q[1], a));
+            let m1 = _mm256_blend_ps::<0b1111_0000>(perm(q[1], b), perm(q[2], b));
+            let m2 = _mm256_blend_ps::<0b1111_1100>(perm(q[2], c), perm(q[3], c));
+            _mm256_stream_ps(p, m0);
+            _mm256_stream_ps(p.add(8), m1);
+            _mm256_stream_ps(p.add(16), m2);
         }
     }
 

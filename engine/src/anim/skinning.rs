@@ -535,10 +535,13 @@ pub(crate) fn lbs_fast(
         && skin.len() <= x86::LBS1_TABLE_MAX
         && skin.len() <= p.len()
     {
+        // Joint index, position and normal read, position and normal
+        // written.
+        let stream = x86::stream_outputs(p.len() * (2 + 4 * 12));
         if unit_normals {
-            unsafe { x86::lbs1_normals::<true>(skin, j, p, n, op, on) };
+            unsafe { x86::lbs1_normals::<true>(skin, j, p, n, op, on, stream) };
         } else {
-            unsafe { x86::lbs1_normals::<false>(skin, j, p, n, op, on) };
+            unsafe { x86::lbs1_normals::<false>(skin, j, p, n, op, on, stream) };
         }
         return;
     }
@@ -1521,6 +1524,97 @@ mod tests {
                         assert!((len - 1.0).abs() < 1e-5, "{tier:?} {i}: {len}");
                         assert!(fn_[i].abs_diff_eq(rn[i], 1e-5));
                     }
+                }
+            }
+        }
+    }
+
+    /// The L2 size that decides streaming stores: on an Intel CPU, a
+    /// power-of-two-ish size a core's L2 can have (256 KiB to 8 MiB), and
+    /// the streaming decision on either side of it.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn streaming_follows_the_l2_size() {
+        use crate::anim::simd::x86;
+        if !x86::intel() {
+            assert!(
+                !x86::stream_outputs(usize::MAX),
+                "streaming where the CPU is not Intel's"
+            );
+            return;
+        }
+        let l2 = x86::l2_bytes().expect("CPUID leaf 4 names an L2 on Intel CPUs");
+        eprintln!("L2: {l2} bytes");
+        assert!((256 << 10..=8 << 20).contains(&l2), "L2 of {l2} bytes");
+        assert!(!x86::stream_outputs(l2) && x86::stream_outputs(l2 + 1));
+    }
+
+    /// The one-influence kernel's streaming stores (meshes past the L2 on
+    /// Intel CPUs; here forced on small ones): the outputs of ordinary
+    /// stores bit for bit under similarities, wherever the outputs lie
+    /// (each 4-byte offset modulo 32, and outputs that lie apart, which
+    /// stream nothing), nothing written outside them, and the reference's
+    /// results within rounding under any matrices.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn streamed_outputs_match_cached_ones() {
+        use crate::anim::simd::{testable_tiers, x86, Tier};
+        if !testable_tiers().contains(&Tier::Avx2) {
+            eprintln!("streamed_outputs_match_cached_ones: no AVX2 + FMA here, skipped");
+            return;
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(71);
+        let rigid: Vec<Affine3A> = (0..20).map(|_| random_rigid(&mut rng)).collect();
+        let mut mixed = rigid.clone();
+        for m in mixed.iter_mut().skip(10) {
+            *m *= Affine3A::from_scale(Vec3::new(0.5, 1.5, rng.gen_range(0.3..2.0)));
+        }
+        let n = 203;
+        let m = random_mesh(&mut rng, n, 1, 20);
+        let (j, ps, ns) = (&m.joints, &m.positions, &m.normals);
+        for skin in [&rigid, &mixed] {
+            let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            lbs_reference(skin, 1, j, &[], ps, ns, &mut rp, &mut rn);
+            // Both outputs in one buffer, the normals' part 224 vertices
+            // (84 times 32 bytes) after the positions', so that equal
+            // offsets lie alike modulo 32.
+            let run = |stream: bool, at_p: usize, at_n: usize| {
+                let mut buf = vec![Vec3::NAN; 2 * 224];
+                let (op, on) = buf.split_at_mut(224);
+                // SAFETY: AVX2 + FMA checked above; one influence inside
+                // the palette, normals as long as the positions, a palette
+                // within LBS1_TABLE_MAX.
+                let streamed = unsafe {
+                    x86::lbs1_normals::<true>(
+                        skin,
+                        j,
+                        ps,
+                        ns,
+                        &mut op[at_p..at_p + n],
+                        &mut on[at_n..at_n + n],
+                        stream,
+                    )
+                };
+                assert_eq!(streamed, stream && at_p == at_n, "{at_p} {at_n}");
+                for (buf, at) in [(&*op, at_p), (&*on, at_n)] {
+                    let outside = buf[..at].iter().chain(&buf[at + n..]);
+                    assert!(outside.into_iter().all(|v| v.is_nan()), "written outside");
+                }
+                (op[at_p..at_p + n].to_vec(), on[at_n..at_n + n].to_vec())
+            };
+            let cached = run(false, 0, 0);
+            for (at_p, at_n) in (0..8).map(|o| (o, o)).chain([(1, 2), (0, 5)]) {
+                let streamed = run(true, at_p, at_n);
+                for i in 0..n {
+                    let (p, nn) = (streamed.0[i], streamed.1[i]);
+                    assert!(p.abs_diff_eq(rp[i], 1e-5), "{at_p} {at_n} {i}: {p}");
+                    assert!(nn.abs_diff_eq(rn[i], 1e-5), "{at_p} {at_n} {i}: {nn}");
+                }
+                if std::ptr::eq(skin, &rigid) {
+                    assert!(
+                        streamed == cached,
+                        "offsets {at_p} {at_n}: not the cached outputs"
+                    );
                 }
             }
         }
