@@ -142,10 +142,12 @@ impl Vec3x8 {
 /// A mesh's bind-pose positions and normals kept for skinning it every
 /// frame, made once at load as [`CheckedJoints`] is: as `Vec3` streams,
 /// which every job reads, and as blocks of eight vertices (eight x, eight
-/// y, eight z), which the AVX2 linear blend kernel for two to four
-/// influences with normals reads with three loads each instead of
-/// rearranging the `Vec3` streams itself on every call (on a Zen 3, about
-/// 9 per cent of that job at 100,000 vertices). The blocks cost another
+/// y, eight z), which the AVX2 and AVX-512 linear blend kernels for two to
+/// four influences with normals read with three loads each (AVX-512: three
+/// loads and three inserts for sixteen vertices) instead of rearranging
+/// the `Vec3` streams themselves on every call (on a Zen 3, about 9 per
+/// cent of the AVX2 job at 100,000 vertices; on an Emerald Rapids, 2 to 3
+/// per cent of the AVX-512 one). The blocks cost another
 /// 24 bytes a vertex. [`LinearBlendJob::run_prepared`] takes it with a job
 /// whose `positions` and `normals` are its own; the type owns the streams
 /// and lends them out read-only, so the two forms cannot drift apart.
@@ -447,7 +449,8 @@ impl LinearBlendJob<'_> {
 ///
 /// `blocks`: optionally the blocks of eight of `positions` and `normals`
 /// ([`BindVertices`]; the normals' empty when `normals` is), which the AVX2
-/// software-pipelined kernel then reads instead of the `Vec3` streams.
+/// and AVX-512 software-pipelined kernels then read instead of the `Vec3`
+/// streams.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lbs_fast(
@@ -493,10 +496,13 @@ pub(crate) fn lbs_fast(
             // SAFETY: as below; validate_streams also gave normals as long
             // as the positions.
             unsafe {
-                match k {
-                    2 => avx512::lbs_pipelined::<2>(sp, s),
-                    3 => avx512::lbs_pipelined::<3>(sp, s),
-                    _ => avx512::lbs_pipelined::<4>(sp, s),
+                match (k, blocks) {
+                    (2, Some(b)) => avx512::lbs_pipelined::<2, true>(sp, s, b.0, b.1),
+                    (3, Some(b)) => avx512::lbs_pipelined::<3, true>(sp, s, b.0, b.1),
+                    (_, Some(b)) => avx512::lbs_pipelined::<4, true>(sp, s, b.0, b.1),
+                    (2, None) => avx512::lbs_pipelined::<2, false>(sp, s, &[], &[]),
+                    (3, None) => avx512::lbs_pipelined::<3, false>(sp, s, &[], &[]),
+                    _ => avx512::lbs_pipelined::<4, false>(sp, s, &[], &[]),
                 }
             }
             return;

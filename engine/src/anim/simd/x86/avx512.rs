@@ -11,6 +11,8 @@ use std::arch::x86_64::*;
 
 use glam::{Affine3A, Vec3};
 
+use crate::anim::skinning::Vec3x8;
+
 /// Lanes between sixteen `Vec3` (48 floats: registers m0, m1, m2) and three
 /// registers of x, y and z over the vertices.
 ///
@@ -385,21 +387,36 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
     with_normals: bool,
     lanes: &Vec3Lanes,
 ) {
-    unsafe { lbs_finish::<K>(mats.soa(&blk), blk, with_normals, lanes) }
+    unsafe {
+        lbs_finish::<K, false>(
+            mats.soa(&blk),
+            blk,
+            with_normals,
+            lanes,
+            [std::ptr::null(); 2],
+        )
+    }
 }
 
 /// [`lbs_block`] from the sixteen matrices as twelve registers of elements
-/// over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`).
+/// over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`). With `BLOCKS`, the
+/// positions and normals come from `xb`: the first of the two blocks of
+/// eight ([`Vec3x8`]) each that hold the block's sixteen vertices.
 #[inline(always)]
-unsafe fn lbs_finish<const K: usize>(
+unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
     mats: [__m512; 12],
     blk: Block,
     with_normals: bool,
     lanes: &Vec3Lanes,
+    xb: [*const Vec3x8; 2],
 ) {
     unsafe {
         let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats;
-        let [px, py, pz] = lanes.load(blk.positions);
+        let [px, py, pz] = if BLOCKS {
+            load_x16(xb[0])
+        } else {
+            lanes.load(blk.positions)
+        };
         let mut o = [
             _mm512_fmadd_ps(
                 c0x,
@@ -429,7 +446,11 @@ unsafe fn lbs_finish<const K: usize>(
         lanes.store(blk.out_positions, o);
         if with_normals {
             let (a, b, c) = ([c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z]);
-            let [nx, ny, nz] = lanes.load(blk.normals);
+            let [nx, ny, nz] = if BLOCKS {
+                load_x16(xb[1])
+            } else {
+                lanes.load(blk.normals)
+            };
             // cofactor(S) n = nx (b x c) + ny (c x a) + nz (a x b)
             //               = b x (nx c - nz a) + ny (c x a):
             // 21 operations instead of 27.
@@ -518,6 +539,16 @@ unsafe fn blend16<const K: usize>(
     }
 }
 
+/// Sixteen vertices' x, y and z from two consecutive blocks of eight
+/// ([`Vec3x8`]): a 32-byte load and a 32-byte insert each.
+#[inline(always)]
+unsafe fn load_x16(b: *const Vec3x8) -> [__m512; 3] {
+    unsafe {
+        let (lo, hi) = (super::load_x8(&*b), super::load_x8(&*b.add(1)));
+        [0, 1, 2].map(|c| _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo[c]), hi[c]))
+    }
+}
+
 /// LBS with `K` influences and normals, software-pipelined over blocks of
 /// sixteen vertices: each trip blends the next block's sixteen matrices
 /// (held in registers) before it transposes this block's and works out
@@ -526,14 +557,39 @@ unsafe fn blend16<const K: usize>(
 /// one another. The first few vertices (see [`Streams::lead`]) and the
 /// last (fewer than sixteen) go through padded copies, as in [`lbs`].
 ///
+/// With `BLOCKS`, the positions and normals of the blocks come from
+/// `blocks` (the streams' blocks of eight, [`BindVertices`]) with a 32-byte
+/// load and insert per component, instead of being rearranged from the
+/// `Vec3` streams; there is then no lead (the blocks of sixteen must start
+/// on blocks of eight), and the stores may split cache lines.
+///
+/// [`BindVertices`]: crate::anim::BindVertices
+///
 /// # Safety
-/// As [`lbs`], with normals as long as the positions.
+/// As [`lbs`], with normals as long as the positions; with `BLOCKS`,
+/// `blocks` are the blocks of eight of the `positions` and `normals`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-pub(crate) unsafe fn lbs_pipelined<const K: usize>(skin: *const f32, s: Streams) {
+pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
+    skin: *const f32,
+    s: Streams,
+    position_blocks: &[Vec3x8],
+    normal_blocks: &[Vec3x8],
+) {
     unsafe {
         let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
-        let (streams, blocks, tail) = lead_then_blocks::<_, K>(&mats, s, &lanes);
+        let lead = if BLOCKS { 0 } else { s.lead() };
+        let (streams, blocks, tail) = lead_then_blocks::<_, K>(&mats, s, lead, &lanes);
+        let xb = |blk: usize| {
+            if BLOCKS {
+                [
+                    position_blocks.as_ptr().add(2 * blk),
+                    normal_blocks.as_ptr().add(2 * blk),
+                ]
+            } else {
+                [std::ptr::null(); 2]
+            }
+        };
         if blocks > 0 {
             let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
             for blk in 0..blocks - 1 {
@@ -542,10 +598,10 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize>(skin: *const f32, s: Streams)
                 let next = blend16::<K>(skin, nb.joints, nb.weights);
                 let m = soa12(&rows);
                 rows = next;
-                lbs_finish::<K>(m, b, true, &lanes);
+                lbs_finish::<K, BLOCKS>(m, b, true, &lanes, xb(blk));
             }
             let last = streams.at::<K>(16 * (blocks - 1));
-            lbs_finish::<K>(soa12(&rows), last, true, &lanes);
+            lbs_finish::<K, BLOCKS>(soa12(&rows), last, true, &lanes, xb(blocks - 1));
         }
         lbs_padded::<_, K>(&mats, tail, &lanes);
     }
@@ -685,10 +741,10 @@ impl<'a> Streams<'a> {
 unsafe fn lead_then_blocks<'a, M: Matrices, const K: usize>(
     mats: &M,
     s: Streams<'a>,
+    lead: usize,
     lanes: &Vec3Lanes,
 ) -> (Block, usize, Streams<'a>) {
     unsafe {
-        let lead = s.lead();
         let (head, body) = s.split::<K>(lead);
         lbs_padded::<M, K>(mats, head, lanes);
         let blocks = body.len() / 16;
@@ -704,7 +760,8 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(mats: &M, s: Streams) {
     unsafe {
         let with_normals = !s.normals.is_empty();
         let lanes = Vec3Lanes::new();
-        let (streams, blocks, tail) = lead_then_blocks::<M, K>(mats, s, &lanes);
+        let lead = s.lead();
+        let (streams, blocks, tail) = lead_then_blocks::<M, K>(mats, s, lead, &lanes);
         for blk in 0..blocks {
             lbs_block::<M, K>(mats, streams.at::<K>(blk * 16), with_normals, &lanes);
         }
