@@ -1141,7 +1141,7 @@ pub(crate) mod x86 {
     /// go through the same block code from padded copies, so a vertex's
     /// result does not depend on where the streams lie (only, with
     /// `UNIT`, on whether its block of eight took the similarity path).
-    /// Returns whether it streamed.
+    /// Returns whether it took the streaming path.
     ///
     /// # Safety
     /// As [`lbs`], with one influence per vertex, no weights, normals as
