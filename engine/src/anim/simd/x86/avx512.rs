@@ -411,6 +411,25 @@ unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
     xb: [*const Vec3x8; 2],
 ) {
     unsafe {
+        let (m, live) = lbs_positions_cofactor::<K, BLOCKS>(mats, blk, with_normals, lanes, xb);
+        if with_normals {
+            lanes.store(blk.out_normals, normalize16(m, live));
+        }
+    }
+}
+
+/// [`lbs_finish`] up to the normals' normalisation: stores the positions
+/// and returns the cofactor products (zero without normals) and the lanes
+/// whose normals are live.
+#[inline(always)]
+unsafe fn lbs_positions_cofactor<const K: usize, const BLOCKS: bool>(
+    mats: [__m512; 12],
+    blk: Block,
+    with_normals: bool,
+    lanes: &Vec3Lanes,
+    xb: [*const Vec3x8; 2],
+) -> ([__m512; 3], __mmask16) {
+    unsafe {
         let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats;
         let [px, py, pz] = if BLOCKS {
             load_x16(xb[0])
@@ -482,8 +501,9 @@ unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
             } else {
                 0xffff
             };
-            lanes.store(blk.out_normals, normalize16(m, live));
+            return (m, live);
         }
+        ([_mm512_setzero_ps(); 3], 0)
     }
 }
 
@@ -550,12 +570,19 @@ unsafe fn load_x16(b: *const Vec3x8) -> [__m512; 3] {
 }
 
 /// LBS with `K` influences and normals, software-pipelined over blocks of
-/// sixteen vertices: each trip blends the next block's sixteen matrices
-/// (held in registers) before it transposes this block's and works out
-/// its positions and normals, so that the blends' loads and FMAs run
-/// beside the transpose, the cofactor and the normalisation, which wait on
-/// one another. The first few vertices (see [`Streams::lead`]) and the
-/// last (fewer than sixteen) go through padded copies, as in [`lbs`].
+/// sixteen vertices in three stages: each trip blends the next block's
+/// sixteen matrices (held in registers), transposes this block's and works
+/// out its positions and cofactor products, and last normalises and stores
+/// the block before's normals, from products the trip before left in
+/// registers. The blends' loads and FMAs thus run beside the transpose and
+/// the cofactor, and the normalisation's chain (about 36 cycles) is no
+/// longer the end of the transpose's within one trip: a trip is about 430
+/// micro-operations, near a Golden Cove's 512-entry reorder buffer, so
+/// the core cannot look a trip ahead to overlap one long chain with the
+/// next. On the Emerald Rapids, two stages (the normals finished in their
+/// own trip) took 3.44 to 3.53 ns/vertex, three 2.94 to 3.00 (alternated
+/// processes, 5 each). The first few vertices (see [`Streams::lead`]) and
+/// the last (fewer than sixteen) go through padded copies, as in [`lbs`].
 ///
 /// With `BLOCKS`, the positions and normals of the blocks come from
 /// `blocks` (the streams' blocks of eight, [`BindVertices`]) with a 32-byte
@@ -592,16 +619,35 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
         };
         if blocks > 0 {
             let mut rows = blend16::<K>(skin, streams.joints, streams.weights);
+            // The block before's cofactor products, normalised at the end
+            // of the next trip.
+            let mut cof = [_mm512_setzero_ps(); 3];
             for blk in 0..blocks - 1 {
                 let b = streams.at::<K>(16 * blk);
                 let nb = streams.at::<K>(16 * (blk + 1));
                 let next = blend16::<K>(skin, nb.joints, nb.weights);
                 let m = soa12(&rows);
                 rows = next;
-                lbs_finish::<K, BLOCKS>(m, b, true, &lanes, xb(blk));
+                let (c, _) = lbs_positions_cofactor::<K, BLOCKS>(m, b, true, &lanes, xb(blk));
+                if blk > 0 {
+                    let pb = streams.at::<K>(16 * (blk - 1));
+                    lanes.store(pb.out_normals, normalize16(cof, 0xffff));
+                }
+                cof = c;
             }
             let last = streams.at::<K>(16 * (blocks - 1));
-            lbs_finish::<K, BLOCKS>(soa12(&rows), last, true, &lanes, xb(blocks - 1));
+            let (c, _) = lbs_positions_cofactor::<K, BLOCKS>(
+                soa12(&rows),
+                last,
+                true,
+                &lanes,
+                xb(blocks - 1),
+            );
+            if blocks > 1 {
+                let pb = streams.at::<K>(16 * (blocks - 2));
+                lanes.store(pb.out_normals, normalize16(cof, 0xffff));
+            }
+            lanes.store(last.out_normals, normalize16(c, 0xffff));
         }
         lbs_padded::<_, K>(&mats, tail, &lanes);
     }
