@@ -835,41 +835,11 @@ impl DualQuatSkinningJob<'_> {
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if super::simd::avx2_fma() {
-            use super::simd::x86;
             let (pal, ss, j, w) = (self.palette, self.scale_shear, self.joints, self.weights);
             let (p, n) = (self.positions, self.normals);
             let (op, on) = (&mut *self.out_positions, &mut *self.out_normals);
-            // The offset table costs palette^2 dot products: worth it from
-            // sixteen vertices per palette entry.
-            let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
-            // With prepared vertices the table kernel reads their blocks
-            // (the normals' empty only when the job has no normals).
-            let (pb, nb) = blocks.unwrap_or((&[], &[]));
-            // SAFETY: features checked, streams and the scale/shear palette's
-            // length validated, the table kernel only with at most 64
-            // palette entries, blocks from BindVertices::blocks_for for
-            // these very streams.
-            done = unsafe {
-                match (k, table) {
-                    (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
-                    (2, true) if blocks.is_some() => {
-                        x86::dqs_table::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on)
-                    }
-                    (3, true) if blocks.is_some() => {
-                        x86::dqs_table::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on)
-                    }
-                    (4, true) if blocks.is_some() => {
-                        x86::dqs_table::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on)
-                    }
-                    (2, true) => x86::dqs_table::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-                    (3, true) => x86::dqs_table::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-                    (4, true) => x86::dqs_table::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-                    (2, false) => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
-                    (3, false) => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
-                    (4, false) => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
-                    _ => 0,
-                }
-            };
+            let tier = super::simd::tier();
+            done = dqs_fast(tier, pal, ss, k, j, w, p, n, blocks, op, on);
         }
         dqs_reference(
             self.palette,
@@ -883,6 +853,75 @@ impl DualQuatSkinningJob<'_> {
             self.out_normals,
             done,
         );
+    }
+}
+
+/// DQS on `tier`'s kernels (AVX2 and up, which the CPU must have) for the
+/// vertices `0..done`, returning `done` (the caller finishes the rest with
+/// [`dqs_reference`]). The offset-table kernel, on palettes of at most 64
+/// entries and at least 16 vertices an entry, is compiled twice: with
+/// AVX-512 enabled for that tier (its 32 registers), else for AVX2.
+/// `blocks`: as [`lbs_fast`]'s.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dqs_fast(
+    tier: Tier,
+    pal: &[DualQuat],
+    ss: &[Mat3A],
+    k: usize,
+    j: &[u16],
+    w: &[f32],
+    p: &[Vec3],
+    n: &[Vec3],
+    blocks: Option<(&[Vec3x8], &[Vec3x8])>,
+    op: &mut [Vec3],
+    on: &mut [Vec3],
+) -> usize {
+    use super::simd::x86;
+    // The offset table costs palette^2 dot products: worth it from
+    // sixteen vertices per palette entry.
+    let table = pal.len() <= 64 && p.len() >= 16 * pal.len();
+    // With prepared vertices the table kernel reads their blocks (the
+    // normals' empty only when the job has no normals).
+    let (pb, nb) = blocks.unwrap_or((&[], &[]));
+    let b = blocks.is_some();
+    // SAFETY: the caller checked that the CPU has `tier` (AVX2 and FMA at
+    // least, and AVX-512 F, VL, BW and DQ for that tier) and validated the
+    // streams and the scale/shear palette's length; the table kernel only
+    // with at most 64 palette entries, blocks from BindVertices::blocks_for
+    // for these very streams.
+    unsafe {
+        if tier == Tier::Avx512 && table {
+            return match (k, b) {
+                (2, true) => x86::dqs_table_avx512::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                (3, true) => x86::dqs_table_avx512::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                (4, true) => x86::dqs_table_avx512::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                (2, false) => {
+                    x86::dqs_table_avx512::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on)
+                }
+                (3, false) => {
+                    x86::dqs_table_avx512::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on)
+                }
+                (4, false) => {
+                    x86::dqs_table_avx512::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on)
+                }
+                (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
+                _ => 0,
+            };
+        }
+        match (k, table) {
+            (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
+            (2, true) if b => x86::dqs_table::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (3, true) if b => x86::dqs_table::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (4, true) if b => x86::dqs_table::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (2, true) => x86::dqs_table::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (3, true) => x86::dqs_table::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (4, true) => x86::dqs_table::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+            (2, false) => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
+            (3, false) => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
+            (4, false) => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
+            _ => 0,
+        }
     }
 }
 
@@ -1049,6 +1088,74 @@ mod tests {
         .run()
         .unwrap();
         (p, nn)
+    }
+
+    /// The DQS kernels of every tier the CPU has (the offset-table kernel
+    /// is compiled apart for AVX-512), from `Vec3` streams and from
+    /// prepared blocks: the AVX2 tier's outputs bit for bit (the same
+    /// arithmetic), and the scalar definition's within rounding; rigid
+    /// and two-phase.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn dqs_tiers_agree_bit_for_bit() {
+        use crate::anim::simd::{testable_tiers, Tier};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(83);
+        for scaled in [false, true] {
+            let skin: Vec<Affine3A> = (0..40)
+                .map(|_| {
+                    let m = random_rigid(&mut rng);
+                    if scaled {
+                        m * Affine3A::from_scale(Vec3::new(0.7, 1.3, rng.gen_range(0.5..2.0)))
+                    } else {
+                        m
+                    }
+                })
+                .collect();
+            let h = PaletteHierarchy::flat(skin.len());
+            let mut dq = vec![DualQuat::default(); skin.len()];
+            let mut ss = vec![Mat3A::ZERO; if scaled { skin.len() } else { 0 }];
+            if scaled {
+                encode_dual_quat_scale(&skin, &h, &mut dq, &mut ss).unwrap();
+            } else {
+                encode_dual_quat(&skin, &h, &mut dq).unwrap();
+            }
+            for k in 1..=5 {
+                // 40 x 16 = 640 vertices at least: the offset table.
+                let m = random_mesh(&mut rng, 675, k, 40);
+                let n = m.positions.len();
+                let (rp, rn) = dqs_scalar(&dq, &ss, &m);
+                let bind = BindVertices::new(m.positions.clone(), m.normals.clone()).unwrap();
+                let mut first: Option<(Vec<Vec3>, Vec<Vec3>)> = None;
+                for tier in testable_tiers() {
+                    for with_blocks in [false, true] {
+                        let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                        let (p, nn) = (bind.positions(), bind.normals());
+                        let blocks = if with_blocks {
+                            Some(bind.blocks_for(p, nn).unwrap())
+                        } else {
+                            None
+                        };
+                        let (j, w) = (&m.joints, &m.weights);
+                        let done =
+                            dqs_fast(tier, &dq, &ss, k, j, w, p, nn, blocks, &mut fp, &mut fn_);
+                        assert!(k > 4 || done == n / 8 * 8, "{tier:?} k {k}: {done} done");
+                        dqs_reference(&dq, &ss, k, j, w, p, nn, &mut fp, &mut fn_, done);
+                        for i in 0..n {
+                            assert!(fp[i].abs_diff_eq(rp[i], 1e-5), "{tier:?} k {k} {i}");
+                            assert!(fn_[i].abs_diff_eq(rn[i], 1e-5), "{tier:?} k {k} {i}");
+                        }
+                        match &first {
+                            None => first = Some((fp, fn_)),
+                            Some(f) => assert!(
+                                f.0 == fp && f.1 == fn_,
+                                "{tier:?} k {k} blocks {with_blocks} scaled {scaled}: not AVX2's"
+                            ),
+                        }
+                    }
+                }
+                assert!(first.is_some() && testable_tiers()[0] == Tier::Avx2);
+            }
+        }
     }
 
     /// The scalar definition of DQS over the whole mesh.
