@@ -340,8 +340,8 @@ struct Skinning {
     scale_shear: Vec<Mat3A>,
     /// Bind positions and normals, prepared once here as a program
     /// skinning a loaded mesh every frame would: the LBS and DQS jobs run
-    /// through `run_prepared`, whose AVX2 kernels with two to four
-    /// influences read their blocks of eight (the same numbers as the
+    /// through `run_prepared`, whose AVX2 and AVX-512 kernels with two to
+    /// four influences read their blocks of eight (the same numbers as the
     /// `Vec3` streams; ozz's job reads float3 arrays).
     bind: BindVertices,
     /// Checked once here, as a program skinning a loaded mesh every frame

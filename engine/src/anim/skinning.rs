@@ -813,9 +813,10 @@ impl DualQuatSkinningJob<'_> {
     }
 
     /// [`Self::run_checked`] for a job whose `positions` and `normals` are
-    /// also `vertices`' own, as [`LinearBlendJob::run_prepared`]: the AVX2
-    /// kernel with two to four influences (palettes of up to 64 entries)
-    /// reads their blocks of eight. The same results as `run`; errors as
+    /// also `vertices`' own, as [`LinearBlendJob::run_prepared`]: the
+    /// offset-table kernel with two to four influences (palettes of up to
+    /// 64 entries; its AVX2 and AVX-512 builds alike) reads their blocks
+    /// of eight. The same results as `run`; errors as
     /// `run_checked` does, and also when those streams are other slices.
     pub fn run_prepared(
         self,
@@ -884,43 +885,39 @@ pub(crate) fn dqs_fast(
     // With prepared vertices the table kernel reads their blocks (the
     // normals' empty only when the job has no normals).
     let (pb, nb) = blocks.unwrap_or((&[], &[]));
-    let b = blocks.is_some();
     // SAFETY: the caller checked that the CPU has `tier` (AVX2 and FMA at
     // least, and AVX-512 F, VL, BW and DQ for that tier) and validated the
     // streams and the scale/shear palette's length; the table kernel only
     // with at most 64 palette entries, blocks from BindVertices::blocks_for
     // for these very streams.
     unsafe {
-        if tier == Tier::Avx512 && table {
-            return match (k, b) {
-                (2, true) => x86::dqs_table_avx512::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-                (3, true) => x86::dqs_table_avx512::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-                (4, true) => x86::dqs_table_avx512::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-                (2, false) => {
-                    x86::dqs_table_avx512::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on)
-                }
-                (3, false) => {
-                    x86::dqs_table_avx512::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on)
-                }
-                (4, false) => {
-                    x86::dqs_table_avx512::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on)
-                }
-                (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
+        if !table || !(2..=4).contains(&k) {
+            return match k {
+                1 => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
+                2 => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
+                3 => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
+                4 => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
                 _ => 0,
             };
         }
-        match (k, table) {
-            (1, _) => x86::dqs::<1>(pal, ss, j, w, p, n, op, on),
-            (2, true) if b => x86::dqs_table::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (3, true) if b => x86::dqs_table::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (4, true) if b => x86::dqs_table::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (2, true) => x86::dqs_table::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (3, true) => x86::dqs_table::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (4, true) => x86::dqs_table::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on),
-            (2, false) => x86::dqs::<2>(pal, ss, j, w, p, n, op, on),
-            (3, false) => x86::dqs::<3>(pal, ss, j, w, p, n, op, on),
-            (4, false) => x86::dqs::<4>(pal, ss, j, w, p, n, op, on),
-            _ => 0,
+        // One dispatch over two to four influences, with or without
+        // blocks, for either build of the table kernel.
+        macro_rules! table {
+            ($kernel:ident) => {
+                match (k, blocks.is_some()) {
+                    (2, true) => x86::$kernel::<2, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (3, true) => x86::$kernel::<3, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (_, true) => x86::$kernel::<4, true>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (2, false) => x86::$kernel::<2, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (3, false) => x86::$kernel::<3, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+                    (_, false) => x86::$kernel::<4, false>(pal, ss, j, w, p, n, pb, nb, op, on),
+                }
+            };
+        }
+        if tier == Tier::Avx512 {
+            table!(dqs_table_avx512)
+        } else {
+            table!(dqs_table)
         }
     }
 }

@@ -87,7 +87,7 @@ pub(crate) struct CpuStreams {
     pub joints: crate::anim::CheckedJoints,
     pub weights: Vec<f32>,
     /// Bind positions and normals, with their blocks of eight for the
-    /// AVX2 LBS and DQS kernels (`run_prepared`).
+    /// LBS and DQS kernels that read them (`run_prepared`).
     pub vertices: crate::anim::BindVertices,
 }
 
