@@ -18,7 +18,10 @@
 //! `, transforms` run the same jobs on `Transform` slices.
 //!
 //! `ANIM_BENCH_SUMMARY_ONLY=1` skips criterion and prints the summary only;
-//! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it.
+//! `ANIM_BENCH_ONLY=text` keeps the summary rows whose name contains it;
+//! `ANIM_BENCH_VERTICES=n` skins n vertices instead of 100,000, and
+//! `ANIM_BENCH_OUT_MOD64=m` places the skinning outputs m bytes past a
+//! cache line (`out_offset`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -30,6 +33,23 @@ use vkskin::glam::{Affine3A, EulerRot, Mat3A, Quat, Vec3};
 
 const KEYS: usize = 30;
 const VERTICES_DEFAULT: usize = 100_000;
+
+/// Where the skinning jobs' outputs start in their buffers (`n + 16`
+/// vertices long): the buffer's start by default (a large `Vec` from glibc
+/// lies 16 bytes past a page), or, with `ANIM_BENCH_OUT_MOD64=m` (0, 16, 32
+/// or 48: the skinning kernels' 32-byte stores split cache lines or not),
+/// the first vertex whose address is `m` past a 64-byte line.
+fn out_offset(buffer: &[Vec3]) -> usize {
+    match std::env::var("ANIM_BENCH_OUT_MOD64")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        None => 0,
+        Some(m) => (0..16)
+            .find(|o| (buffer.as_ptr() as usize + 12 * o) % 64 == m % 64)
+            .expect("ANIM_BENCH_OUT_MOD64: a multiple of 4"),
+    }
+}
 
 /// `ANIM_BENCH_VERTICES` overrides the vertex count (to tell cache misses
 /// from arithmetic).
@@ -351,8 +371,11 @@ struct Skinning {
     weights4: Vec<f32>,
     joints1: CheckedJoints,
     no_weights: Vec<f32>,
+    /// The jobs' outputs: `n` vertices from `out_at` in these (`n + 16`
+    /// long), see [`out_offset`].
     out_p: Vec<Vec3>,
     out_n: Vec<Vec3>,
+    out_at: (usize, usize),
 }
 
 impl Skinning {
@@ -425,9 +448,12 @@ impl Skinning {
             no_weights: Vec::new(),
             joints4: CheckedJoints::new(joints4),
             weights4,
-            out_p: vec![Vec3::ZERO; n],
-            out_n: vec![Vec3::ZERO; n],
+            out_p: vec![Vec3::ZERO; n + 16],
+            out_n: vec![Vec3::ZERO; n + 16],
+            out_at: (0, 0),
         };
+        let mut s = s;
+        s.out_at = (out_offset(&s.out_p), out_offset(&s.out_n));
         assert!(normals_are_unit(s.bind.normals()), "bench normals are unit");
         s
     }
@@ -440,23 +466,29 @@ impl Skinning {
             // One influence: no weights (each is 1), as ozz reads k - 1.
             (&self.joints1, &self.no_weights)
         };
+        let (palette, bind) = (&self.palette, &self.bind);
+        let (out_positions, out_n) = {
+            let n = bind.positions().len();
+            let (p, q) = self.out_at;
+            (&mut self.out_p[p..p + n], &mut self.out_n[q..q + n])
+        };
         let (normals, out_normals): (&[Vec3], &mut [Vec3]) = if with_normals {
-            (self.bind.normals(), &mut self.out_n)
+            (bind.normals(), out_n)
         } else {
             (&[], &mut [])
         };
         let r = LinearBlendJob {
-            skin: &self.palette,
+            skin: palette,
             per_vertex: k,
             joints: joints.as_slice(),
             weights,
-            positions: self.bind.positions(),
+            positions: bind.positions(),
             normals,
-            out_positions: &mut self.out_p,
+            out_positions,
             out_normals,
             unit_normals: unit,
         }
-        .run_prepared(joints, &self.bind);
+        .run_prepared(joints, bind);
         // An error would time the checks alone: fail loudly instead.
         black_box(r).expect("LBS job");
     }
@@ -467,6 +499,8 @@ impl Skinning {
         } else {
             (&self.dq, &[])
         };
+        let n = self.bind.positions().len();
+        let (p, q) = self.out_at;
         let r = DualQuatSkinningJob {
             palette,
             scale_shear,
@@ -475,8 +509,8 @@ impl Skinning {
             weights: &self.weights4,
             positions: self.bind.positions(),
             normals: self.bind.normals(),
-            out_positions: &mut self.out_p,
-            out_normals: &mut self.out_n,
+            out_positions: &mut self.out_p[p..p + n],
+            out_normals: &mut self.out_n[q..q + n],
         }
         .run_prepared(&self.joints4, &self.bind);
         black_box(r).expect("DQS job");

@@ -1954,6 +1954,73 @@ mod tests {
         }
     }
 
+    /// The pipelined kernels (two to four influences with normals, from
+    /// the `Vec3` streams and from prepared blocks) write the same bits
+    /// wherever their outputs lie: on 16 bytes (where the AVX2 kernel
+    /// stores 16-byte halves) and off them, each output placed on its own
+    /// (every 4-byte offset modulo 32), and nothing outside the outputs.
+    #[test]
+    fn pipelined_outputs_are_the_same_at_every_offset() {
+        #[cfg(target_arch = "x86_64")]
+        for tier in crate::anim::simd::testable_tiers() {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(47);
+            let skin: Vec<Affine3A> = (0..24).map(|_| random_rigid(&mut rng)).collect();
+            let n = 203;
+            for k in 2..=4 {
+                let m = random_mesh(&mut rng, n, k, 24);
+                let bv = BindVertices::new(m.positions.clone(), m.normals.clone()).unwrap();
+                let blocks = (&bv.position_blocks[..], &bv.normal_blocks[..]);
+                let (mut rp, mut rn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                lbs_reference(
+                    &skin,
+                    k,
+                    &m.joints,
+                    &m.weights,
+                    &m.positions,
+                    &m.normals,
+                    &mut rp,
+                    &mut rn,
+                );
+                for prepared in [None, Some(blocks)] {
+                    let mut first: Option<(Vec<Vec3>, Vec<Vec3>)> = None;
+                    for (sp, sn) in (0..8).flat_map(|a| (0..8).map(move |b| (a, b))) {
+                        let (mut op, mut on) = (vec![Vec3::NAN; n + 8], vec![Vec3::NAN; n + 8]);
+                        lbs_fast(
+                            tier,
+                            false,
+                            &skin,
+                            k,
+                            &m.joints,
+                            &m.weights,
+                            bv.positions(),
+                            bv.normals(),
+                            prepared,
+                            &mut op[sp..sp + n],
+                            &mut on[sn..sn + n],
+                        );
+                        let untouched = |v: &[Vec3], s: usize| {
+                            v[..s].iter().chain(&v[s + n..]).all(|x| x.is_nan())
+                        };
+                        let what =
+                            format!("{tier:?} k {k} blocks {} at {sp} {sn}", prepared.is_some());
+                        assert!(untouched(&op, sp) && untouched(&on, sn), "{what}: outside");
+                        let got = (op[sp..sp + n].to_vec(), on[sn..sn + n].to_vec());
+                        match &first {
+                            None => {
+                                for i in 0..n {
+                                    assert!(got.0[i].abs_diff_eq(rp[i], 1e-5), "{what} {i}");
+                                    assert!(got.1[i].abs_diff_eq(rn[i], 1e-5), "{what} {i}");
+                                }
+                                first = Some(got);
+                            }
+                            Some(f) => assert!(got == *f, "{what}: not the outputs at 0 0"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The lead puts the blocks on cache lines in the first streams that
     /// can be, is shorter than a block, and is 0 for short meshes.
     #[test]
