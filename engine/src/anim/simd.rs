@@ -583,9 +583,10 @@ pub(crate) mod x86 {
 
     /// Vertex `v`'s blended matrix from a [`packed_palette`]: `[c0 t.x |
     /// c1 t.y]` and `[c2 t.z]` (as [`blend_affine`], with the second
-    /// register's FMAs 128 bits wide).
+    /// register's FMAs 128 bits wide). With `TIMES8`, `joints` holds the
+    /// indices times 8.
     #[inline(always)]
-    unsafe fn blend_packed<const K: usize>(
+    unsafe fn blend_packed<const K: usize, const TIMES8: bool>(
         sp: *const PackedAffine,
         joints: &[u16],
         weights: &[f32],
@@ -594,18 +595,40 @@ pub(crate) mod x86 {
         unsafe {
             let js = joints.as_ptr().add(v * K);
             let ws = weights.as_ptr().add(v * K);
-            // Each index by a load of its own (`movzx` and a shift) and
-            // each weight by a broadcast from memory. Four indices from
-            // one 8-byte load took shifts, masks and reloads of the index
-            // pointer (in lbs_pipelined's trip of eight vertices, 127
-            // integer instructions against 82 now): on an Emerald Rapids,
-            // with the barrier at the end of that trip, 3.65 against 3.80
-            // ns/vertex (alternated processes, medians of 8). Indices
-            // pre-scaled by 8 (read by `movzx` alone, a timing-only
-            // variant) compiled to 24 fewer instructions and more spills,
-            // and measured slower (3.81 against 3.65).
+            // Each index by a load of its own and each weight by a
+            // broadcast from memory. Four indices from one 8-byte load took
+            // shifts, masks and reloads of the index pointer (in
+            // lbs_pipelined's trip of eight vertices, 127 integer
+            // instructions against 82 with a load and a shift each): on an
+            // Emerald Rapids, with the barrier at the end of that trip,
+            // 3.80 against 3.65 ns/vertex (alternated processes, medians of
+            // 8 to 10, as every figure here).
             let term = |k: usize| {
-                let e = sp.add(*js.add(k) as usize) as *const f32;
+                let j = *js.add(k) as usize;
+                // With TIMES8 the index is 8 times the joint's, and its
+                // entry (64 bytes) 8 times that many bytes on: a `lea`, no
+                // shift.
+                let e = if TIMES8 {
+                    (sp as *const u8).add(8 * j) as *const f32
+                } else {
+                    sp.add(j) as *const f32
+                };
+                // The entry's address in a register of its own: an empty
+                // asm hides it from LLVM, which would otherwise fold the
+                // index into both memory operands (`[base + index]`), and
+                // an FMA with an indexed memory operand costs Intel cores
+                // two micro-operations where a plain one costs one. On the
+                // Emerald Rapids, 3.39 against 3.50 ns/vertex; with the
+                // indices times 8 then 3.28 (times 8 and folded, as LLVM
+                // left it: 24 fewer instructions a trip and slower, 3.81
+                // against 3.65).
+                let mut a = e as usize;
+                std::arch::asm!(
+                    "/* {0} */",
+                    inout(reg) a,
+                    options(pure, nomem, nostack, preserves_flags)
+                );
+                let e = a as *const f32;
                 let w = _mm256_broadcast_ss(&*ws.add(k));
                 (_mm256_load_ps(e), _mm_load_ps(e.add(8)), w)
             };
@@ -648,7 +671,9 @@ pub(crate) mod x86 {
     /// instead of being rearranged from `positions` and `normals`. They are
     /// separate slice arguments, not a pair: as a pair LLVM loses their
     /// `noalias`, keeps their loads before the buffers' stores and spills
-    /// nine registers more a trip (measured in the compiled loop).
+    /// nine registers more a trip (measured in the compiled loop). With
+    /// `BLOCKS` the blends also read the joint indices times 8
+    /// (`joints_times8`, from [`CheckedJoints`](crate::anim::CheckedJoints)).
     ///
     /// The first two blocks' blends and the last two blocks' transposes
     /// and normalisations run outside the loop. The last vertices (fewer
@@ -661,13 +686,15 @@ pub(crate) mod x86 {
     /// As [`lbs`]; `packed` is `skin` packed, `weights` is not empty,
     /// `normals` is as long as `positions`, and with `BLOCKS`,
     /// `position_blocks` and `normal_blocks` hold `positions` and `normals`
-    /// in blocks of eight.
+    /// in blocks of eight and `joints_times8` each of `joints` times 8
+    /// (the blends read those; without `BLOCKS` it is not read).
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
         skin: &[Affine3A],
         packed: &[PackedAffine],
         joints: &[u16],
+        joints_times8: &[u16],
         weights: &[f32],
         positions: &[Vec3],
         normals: &[Vec3],
@@ -683,11 +710,31 @@ pub(crate) mod x86 {
         unsafe {
             if on_16 {
                 lbs_pipelined_with::<K, BLOCKS, true>(
-                    skin, packed, joints, weights, positions, normals, pbl, nbl, op, on,
+                    skin,
+                    packed,
+                    joints,
+                    joints_times8,
+                    weights,
+                    positions,
+                    normals,
+                    pbl,
+                    nbl,
+                    op,
+                    on,
                 );
             } else {
                 lbs_pipelined_with::<K, BLOCKS, false>(
-                    skin, packed, joints, weights, positions, normals, pbl, nbl, op, on,
+                    skin,
+                    packed,
+                    joints,
+                    joints_times8,
+                    weights,
+                    positions,
+                    normals,
+                    pbl,
+                    nbl,
+                    op,
+                    on,
                 );
             }
         }
@@ -702,6 +749,7 @@ pub(crate) mod x86 {
         skin: &[Affine3A],
         packed: &[PackedAffine],
         joints: &[u16],
+        joints_times8: &[u16],
         weights: &[f32],
         positions: &[Vec3],
         normals: &[Vec3],
@@ -729,14 +777,16 @@ pub(crate) mod x86 {
                 (positions.as_ptr(), normals.as_ptr())
             };
             let (opp, onp) = (out_positions.as_mut_ptr(), out_normals.as_mut_ptr());
+            // The indices the blends read: with BLOCKS, times 8.
+            let indices = if BLOCKS { joints_times8 } else { joints };
             unsafe {
                 // Blends vertices j and j + 4 of block k and pairs their
                 // columns (two lane permutes and an insert) here, in the
                 // load-bound stage.
                 let blend_pair = |k: usize, j: usize| {
                     let to = bl.add(k & 1);
-                    let (a, b) = blend_packed::<K>(sp, joints, weights, k * 8 + j);
-                    let (c, d) = blend_packed::<K>(sp, joints, weights, k * 8 + j + 4);
+                    let (a, b) = blend_packed::<K, BLOCKS>(sp, indices, weights, k * 8 + j);
+                    let (c, d) = blend_packed::<K, BLOCKS>(sp, indices, weights, k * 8 + j + 4);
                     // The third pair as one register and one store: left
                     // alone, LLVM stores its two halves apart (four more
                     // stores a trip, about 1 to 2 per cent slower on a Zen 3);
