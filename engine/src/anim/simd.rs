@@ -581,6 +581,27 @@ pub(crate) mod x86 {
         }
     }
 
+    /// `p`, computed into a register of its own: an empty asm hides it from
+    /// LLVM, which would otherwise fold the index it came from into every
+    /// memory operand that reads through it (`[base + index]`). Intel
+    /// cores split an FMA or other ALU operation with an indexed memory
+    /// operand into two micro-operations (one with a plain `[register +
+    /// offset]`), so a few address computations save many of those.
+    #[inline(always)]
+    fn in_register(p: *const f32) -> *const f32 {
+        let mut a = p as usize;
+        // SAFETY: the asm is empty: it reads and writes nothing, and `a`
+        // comes back as it went in.
+        unsafe {
+            std::arch::asm!(
+                "/* {0} */",
+                inout(reg) a,
+                options(pure, nomem, nostack, preserves_flags)
+            )
+        };
+        a as *const f32
+    }
+
     /// Vertex `v`'s blended matrix from a [`packed_palette`]: `[c0 t.x |
     /// c1 t.y]` and `[c2 t.z]` (as [`blend_affine`], with the second
     /// register's FMAs 128 bits wide). With `TIMES8`, `joints` holds the
@@ -622,13 +643,7 @@ pub(crate) mod x86 {
                 // indices times 8 then 3.28 (times 8 and folded, as LLVM
                 // left it: 24 fewer instructions a trip and slower, 3.81
                 // against 3.65).
-                let mut a = e as usize;
-                std::arch::asm!(
-                    "/* {0} */",
-                    inout(reg) a,
-                    options(pure, nomem, nostack, preserves_flags)
-                );
-                let e = a as *const f32;
+                let e = in_register(e);
                 let w = _mm256_broadcast_ss(&*ws.add(k));
                 (_mm256_load_ps(e), _mm_load_ps(e.add(8)), w)
             };
