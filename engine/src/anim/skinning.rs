@@ -1156,9 +1156,10 @@ mod tests {
 
     /// The DQS kernels of every tier the CPU has (the offset-table kernel
     /// is compiled apart for AVX-512), from `Vec3` streams and from
-    /// prepared blocks: the AVX2 tier's outputs bit for bit (the same
-    /// arithmetic), and the scalar definition's within rounding; rigid
-    /// and two-phase.
+    /// prepared blocks, their outputs placed on 16 bytes and off them
+    /// (where the AVX2 build's stores differ): the AVX2 tier's outputs
+    /// bit for bit (the same arithmetic), nothing written outside them,
+    /// and the scalar definition's within rounding; rigid and two-phase.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn dqs_tiers_agree_bit_for_bit() {
@@ -1190,9 +1191,17 @@ mod tests {
                 let (rp, rn) = dqs_scalar(&dq, &ss, &m);
                 let bind = BindVertices::new(m.positions.clone(), m.normals.clone()).unwrap();
                 let mut first: Option<(Vec<Vec3>, Vec<Vec3>)> = None;
+                // Outputs placed at 4-byte offsets modulo 32 of their own,
+                // on 16 bytes and off them: the same bits (and nothing
+                // written outside them).
+                let places = [(0, 0), (1, 0), (0, 3), (4, 4), (5, 7), (2, 6)];
                 for tier in testable_tiers() {
-                    for with_blocks in [false, true] {
-                        let (mut fp, mut fn_) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                    for (with_blocks, (sp, sn)) in [false, true]
+                        .into_iter()
+                        .flat_map(|b| places.map(|p| (b, p)))
+                    {
+                        let (mut bp, mut bn) = (vec![Vec3::NAN; n + 8], vec![Vec3::NAN; n + 8]);
+                        let (fp, fn_) = (&mut bp[sp..sp + n], &mut bn[sn..sn + n]);
                         let (p, nn) = (bind.positions(), bind.normals());
                         let blocks = if with_blocks {
                             Some(bind.blocks_for(p, nn).unwrap())
@@ -1200,19 +1209,27 @@ mod tests {
                             None
                         };
                         let (j, w) = (&m.joints, &m.weights);
-                        let done =
-                            dqs_fast(tier, &dq, &ss, k, j, w, p, nn, blocks, &mut fp, &mut fn_);
+                        let done = dqs_fast(tier, &dq, &ss, k, j, w, p, nn, blocks, fp, fn_);
                         assert!(k > 4 || done == n / 8 * 8, "{tier:?} k {k}: {done} done");
-                        dqs_reference(&dq, &ss, k, j, w, p, nn, &mut fp, &mut fn_, done);
+                        dqs_reference(&dq, &ss, k, j, w, p, nn, fp, fn_, done);
                         for i in 0..n {
                             assert!(fp[i].abs_diff_eq(rp[i], 1e-5), "{tier:?} k {k} {i}");
                             assert!(fn_[i].abs_diff_eq(rn[i], 1e-5), "{tier:?} k {k} {i}");
                         }
+                        let (fp, fn_) = (fp.to_vec(), fn_.to_vec());
+                        let outside = |v: &[Vec3], s: usize| {
+                            v[..s].iter().chain(&v[s + n..]).all(|x| x.is_nan())
+                        };
+                        assert!(
+                            outside(&bp, sp) && outside(&bn, sn),
+                            "{tier:?} k {k} at {sp} {sn}: written outside"
+                        );
                         match &first {
                             None => first = Some((fp, fn_)),
                             Some(f) => assert!(
                                 f.0 == fp && f.1 == fn_,
-                                "{tier:?} k {k} blocks {with_blocks} scaled {scaled}: not AVX2's"
+                                "{tier:?} k {k} blocks {with_blocks} scaled {scaled} at {sp} {sn}: \
+                                 not AVX2's"
                             ),
                         }
                     }
