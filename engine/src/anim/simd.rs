@@ -2685,7 +2685,10 @@ pub(crate) mod x86 {
     /// weights that cancel out, which gives the identity and no
     /// translation, as the scalar path). `between(0..4)` runs at four
     /// points between the steps (a pipelined caller's next blends).
+    /// `halves`: both outputs lie on 16 bytes, and the blocks go out as
+    /// [`store_vec3x8_halves`].
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn dqs_finish8(
         acc: [__m256; 8],
         base: usize,
