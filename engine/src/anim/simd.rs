@@ -738,37 +738,29 @@ pub(crate) mod x86 {
     ) {
         let on_16 =
             (out_positions.as_ptr() as usize | out_normals.as_ptr() as usize).is_multiple_of(16);
-        let (pbl, nbl) = (position_blocks, normal_blocks);
-        let (op, on) = (out_positions, out_normals);
+        // The same call with `HALVES` either way.
+        macro_rules! with_halves {
+            ($h:literal) => {
+                lbs_pipelined_with::<K, BLOCKS, $h>(
+                    skin,
+                    packed,
+                    joints,
+                    joints_times8,
+                    weights,
+                    positions,
+                    normals,
+                    position_blocks,
+                    normal_blocks,
+                    out_positions,
+                    out_normals,
+                )
+            };
+        }
         unsafe {
             if on_16 {
-                lbs_pipelined_with::<K, BLOCKS, true>(
-                    skin,
-                    packed,
-                    joints,
-                    joints_times8,
-                    weights,
-                    positions,
-                    normals,
-                    pbl,
-                    nbl,
-                    op,
-                    on,
-                );
+                with_halves!(true);
             } else {
-                lbs_pipelined_with::<K, BLOCKS, false>(
-                    skin,
-                    packed,
-                    joints,
-                    joints_times8,
-                    weights,
-                    positions,
-                    normals,
-                    pbl,
-                    nbl,
-                    op,
-                    on,
-                );
+                with_halves!(false);
             }
         }
     }
