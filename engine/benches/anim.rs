@@ -51,6 +51,16 @@ fn out_offset(buffer: &[Vec3]) -> usize {
     }
 }
 
+/// The `n` output vertices of each buffer from `at` ([`out_offset`]).
+fn outputs<'a>(
+    p: &'a mut [Vec3],
+    q: &'a mut [Vec3],
+    (a, b): (usize, usize),
+    n: usize,
+) -> (&'a mut [Vec3], &'a mut [Vec3]) {
+    (&mut p[a..a + n], &mut q[b..b + n])
+}
+
 /// `ANIM_BENCH_VERTICES` overrides the vertex count (to tell cache misses
 /// from arithmetic).
 fn vertices() -> usize {
@@ -438,6 +448,7 @@ impl Skinning {
                 .normalize()
             })
             .collect();
+        let (out_p, out_n) = (vec![Vec3::ZERO; n + 16], vec![Vec3::ZERO; n + 16]);
         let s = Self {
             palette,
             dq,
@@ -448,12 +459,10 @@ impl Skinning {
             no_weights: Vec::new(),
             joints4: CheckedJoints::new(joints4),
             weights4,
-            out_p: vec![Vec3::ZERO; n + 16],
-            out_n: vec![Vec3::ZERO; n + 16],
-            out_at: (0, 0),
+            out_at: (out_offset(&out_p), out_offset(&out_n)),
+            out_p,
+            out_n,
         };
-        let mut s = s;
-        s.out_at = (out_offset(&s.out_p), out_offset(&s.out_n));
         assert!(normals_are_unit(s.bind.normals()), "bench normals are unit");
         s
     }
@@ -467,11 +476,8 @@ impl Skinning {
             (&self.joints1, &self.no_weights)
         };
         let (palette, bind) = (&self.palette, &self.bind);
-        let (out_positions, out_n) = {
-            let n = bind.positions().len();
-            let (p, q) = self.out_at;
-            (&mut self.out_p[p..p + n], &mut self.out_n[q..q + n])
-        };
+        let n = bind.positions().len();
+        let (out_positions, out_n) = outputs(&mut self.out_p, &mut self.out_n, self.out_at, n);
         let (normals, out_normals): (&[Vec3], &mut [Vec3]) = if with_normals {
             (bind.normals(), out_n)
         } else {
@@ -500,7 +506,8 @@ impl Skinning {
             (&self.dq, &[])
         };
         let n = self.bind.positions().len();
-        let (p, q) = self.out_at;
+        let (out_positions, out_normals) =
+            outputs(&mut self.out_p, &mut self.out_n, self.out_at, n);
         let r = DualQuatSkinningJob {
             palette,
             scale_shear,
@@ -509,8 +516,8 @@ impl Skinning {
             weights: &self.weights4,
             positions: self.bind.positions(),
             normals: self.bind.normals(),
-            out_positions: &mut self.out_p[p..p + n],
-            out_normals: &mut self.out_n[q..q + n],
+            out_positions,
+            out_normals,
         }
         .run_prepared(&self.joints4, &self.bind);
         black_box(r).expect("DQS job");

@@ -356,20 +356,16 @@ pub(crate) mod x86 {
         }
     }
 
-    /// [`store_vec3x8_halves`] when `halves` (`v[base..]` then lies on 16
-    /// bytes), else [`store_vec3x8`].
+    /// Eight vertices' x, y, z to the eight `Vec3` at `out`: as
+    /// [`store_vec3x8_halves`] when `halves` (`out` then lies on 16 bytes),
+    /// else as [`store_vec3x8`].
     #[inline(always)]
-    unsafe fn store_vec3x8_either(
-        halves: bool,
-        v: &mut [Vec3],
-        base: usize,
-        [x, y, z]: [__m256; 3],
-    ) {
+    unsafe fn store_vec3x8_either(halves: bool, out: *mut Vec3, [x, y, z]: [__m256; 3]) {
         unsafe {
             if halves {
-                store_vec3x8_halves(v.as_mut_ptr().add(base), x, y, z);
+                store_vec3x8_halves(out, x, y, z);
             } else {
-                store_vec3x8(v, base, x, y, z);
+                store_vec3x8(std::slice::from_raw_parts_mut(out, 8), 0, x, y, z);
             }
         }
     }
@@ -828,29 +824,22 @@ pub(crate) mod x86 {
                         c2,
                     ];
                 };
-                // Eight vertices' x, y, z written to `out`: with HALVES
-                // (both outputs on 16 bytes) as six 16-byte stores and no
-                // lane permutes ([`store_vec3x8_halves`]), else as three
-                // 32-byte ones.
-                let store = |out: *mut Vec3, [x, y, z]: [__m256; 3]| {
-                    if HALVES {
-                        store_vec3x8_halves(out, x, y, z);
-                    } else {
-                        store_vec3x8(std::slice::from_raw_parts_mut(out, 8), 0, x, y, z);
-                    }
+                // With HALVES (both outputs on 16 bytes) the blocks'
+                // outputs go out as 16-byte halves.
+                let normalise = |k: usize| {
+                    store_vec3x8_either(HALVES, onp.add(k * 8), normalised8((*cf.add(k & 1)).0))
                 };
-                let normalise = |k: usize| store(onp.add(k * 8), normalised8((*cf.add(k & 1)).0));
                 for k in 0..nb.min(2) {
                     (0..4).for_each(|j| blend_pair(k, j));
                 }
-                transpose_packed::<BLOCKS>(0, bl, cf, pp, np, opp, &store, &mut |_| {});
+                transpose_packed::<BLOCKS>(0, bl, cf, pp, np, opp, HALVES, &mut |_| {});
                 // The steady state: block t + 1's transpose, block t + 2's
                 // blend and block t's normals in one trip. The normals
                 // come last: their cofactor products are the end of the
                 // trip before's longest chain, so at the start of a trip
                 // they would wait on it (about 3 per cent slower).
                 for t in 0..nb.saturating_sub(2) {
-                    transpose_packed::<BLOCKS>(t + 1, bl, cf, pp, np, opp, &store, &mut |j| {
+                    transpose_packed::<BLOCKS>(t + 1, bl, cf, pp, np, opp, HALVES, &mut |j| {
                         blend_pair(t + 2, j)
                     });
                     normalise(t);
@@ -865,7 +854,7 @@ pub(crate) mod x86 {
                 }
                 if nb >= 2 {
                     normalise(nb - 2);
-                    transpose_packed::<BLOCKS>(nb - 1, bl, cf, pp, np, opp, &store, &mut |_| {});
+                    transpose_packed::<BLOCKS>(nb - 1, bl, cf, pp, np, opp, HALVES, &mut |_| {});
                 }
                 normalise(nb - 1);
             }
@@ -902,7 +891,8 @@ pub(crate) mod x86 {
     }
 
     /// [`lbs_pipelined`]'s middle stage for block `k`: its matrices (from
-    /// `bl[k & 1]`) in SoA form, its positions skinned into `opp`,
+    /// `bl[k & 1]`) in SoA form, its positions skinned into `opp` (as
+    /// [`store_vec3x8_either`] writes them with `halves`),
     /// `cofactor(M) n` of its normals into `cf[k & 1]`; `between(0..4)`
     /// runs at four points between the steps (the next blends), where few
     /// registers are live. The packed columns give `t.x` with `c0`, `t.z`
@@ -917,7 +907,7 @@ pub(crate) mod x86 {
         pp: *const Vec3,
         np: *const Vec3,
         opp: *mut Vec3,
-        store: &impl Fn(*mut Vec3, [__m256; 3]),
+        halves: bool,
         between: &mut impl FnMut(usize),
     ) {
         unsafe {
@@ -945,7 +935,7 @@ pub(crate) mod x86 {
             let c1 = [c1x, c1y, c1z];
             let o: [__m256; 3] = std::array::from_fn(|i| _mm256_fmadd_ps(c1[i], py, o[i]));
             let oy = _mm256_add_ps(o[1], ty);
-            store(op, [o[0], oy, o[2]]);
+            store_vec3x8_either(halves, op, [o[0], oy, o[2]]);
             (*cf.add(k & 1)).0 = cofactor_with_c1(c1, u, q, ny);
         }
     }
@@ -2753,13 +2743,14 @@ pub(crate) mod x86 {
             };
             let p = positions();
             let o = [row(0, p, t[0]), row(1, p, t[1]), row(2, p, t[2])];
-            store_vec3x8_either(halves, out_positions, base, o);
+            store_vec3x8_either(halves, out_positions.as_mut_ptr().add(base), o);
             between(2);
             if with_normals {
                 let (n, zero) = (normals(), _mm256_setzero_ps());
                 let n = [row(0, n, zero), row(1, n, zero), row(2, n, zero)];
                 between(3);
-                store_vec3x8_either(halves, out_normals, base, normalised8(n));
+                let n = normalised8(n);
+                store_vec3x8_either(halves, out_normals.as_mut_ptr().add(base), n);
             } else {
                 between(3);
             }

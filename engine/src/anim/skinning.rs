@@ -65,42 +65,53 @@ pub fn normals_are_unit(normals: &[Vec3]) -> bool {
 /// `joints` field takes `&checked`.
 ///
 /// It also keeps each index times 8 (when every index is below 8192; 2
-/// bytes more an index), which the AVX2 linear blend kernel with two to
-/// four influences and normals reads from [`LinearBlendJob::run_prepared`]:
+/// bytes more an index, made the first time the kernel that reads them
+/// runs), which the AVX2 linear blend kernel with two to four influences
+/// and normals reads from [`LinearBlendJob::run_prepared`]:
 /// its palette entries are 64 bytes, so an entry's address is then one
 /// load and one `lea` from the index (without, a shift more), and the
 /// address is put in a register of its own (an indexed memory operand of
 /// an FMA costs Intel cores two micro-operations where a plain one costs
 /// one). On an Emerald Rapids, 3.28 against 3.39 ns/vertex with four
 /// influences (alternated processes, medians of 10).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct CheckedJoints {
     joints: Box<[u16]>,
     max: u16,
-    /// Each index times 8, or empty when an index is 8192 or more.
-    times8: Box<[u16]>,
+    /// Each index times 8 (empty when an index is 8192 or more), made on
+    /// first use: derived from `joints`, so not compared.
+    times8: std::sync::OnceLock<Box<[u16]>>,
 }
 
+impl PartialEq for CheckedJoints {
+    fn eq(&self, other: &Self) -> bool {
+        self.joints == other.joints
+    }
+}
+
+impl Eq for CheckedJoints {}
+
 impl CheckedJoints {
-    /// Takes the indices and finds the largest (one pass; 0 when empty),
-    /// then writes them times 8 when that fits 16 bits.
+    /// Takes the indices and finds the largest (one pass; 0 when empty).
     pub fn new(joints: Vec<u16>) -> Self {
         let max = max_joint(&joints);
-        let times8 = if max < 8192 {
-            joints.iter().map(|&j| j * 8).collect()
-        } else {
-            Box::default()
-        };
         Self {
             joints: joints.into_boxed_slice(),
             max,
-            times8,
+            times8: std::sync::OnceLock::new(),
         }
     }
 
-    /// Each index times 8, empty when an index is 8192 or more.
+    /// Each index times 8, empty when an index is 8192 or more (made the
+    /// first time it is asked for).
     pub(crate) fn times8(&self) -> &[u16] {
-        &self.times8
+        self.times8.get_or_init(|| {
+            if self.max < 8192 {
+                self.joints.iter().map(|&j| j * 8).collect()
+            } else {
+                Box::default()
+            }
+        })
     }
 
     /// The largest index, `None` when there are none.
@@ -419,10 +430,7 @@ impl LinearBlendJob<'_> {
     ) -> Result<(), AnimError> {
         self.validate_with(Some(checked.max_for(self.joints)?))?;
         let blocks = vertices.blocks_for(self.positions, self.normals)?;
-        self.run_validated(Some(Prepared {
-            blocks,
-            joints_times8: checked.times8(),
-        }));
+        self.run_validated(Some(Prepared { blocks, checked }));
         Ok(())
     }
 
@@ -465,13 +473,13 @@ impl LinearBlendJob<'_> {
 }
 
 /// What [`LinearBlendJob::run_prepared`] hands the kernels: the blocks of
-/// eight of the job's bind streams ([`BindVertices`]) and its joint
-/// indices times 8 ([`CheckedJoints`]; empty when an index is 8192 or
-/// more).
+/// eight of the job's bind streams ([`BindVertices`]) and the checked
+/// joint indices the job's are ([`CheckedJoints`], whose indices times 8
+/// the AVX2 pipelined kernel reads).
 #[derive(Clone, Copy)]
 pub(crate) struct Prepared<'a> {
     pub(crate) blocks: (&'a [Vec3x8], &'a [Vec3x8]),
-    pub(crate) joints_times8: &'a [u16],
+    pub(crate) checked: &'a CheckedJoints,
 }
 
 /// Dispatches validated streams to the kernels of `tier` (which the CPU
@@ -536,13 +544,18 @@ pub(crate) fn lbs_fast(
             // SAFETY: as below; validate_streams also gave normals as long
             // as the positions.
             unsafe {
-                match (k, blocks) {
-                    (2, Some(b)) => avx512::lbs_pipelined::<2, true>(sp, s, b.0, b.1),
-                    (3, Some(b)) => avx512::lbs_pipelined::<3, true>(sp, s, b.0, b.1),
-                    (_, Some(b)) => avx512::lbs_pipelined::<4, true>(sp, s, b.0, b.1),
-                    (2, None) => avx512::lbs_pipelined::<2, false>(sp, s, &[], &[]),
-                    (3, None) => avx512::lbs_pipelined::<3, false>(sp, s, &[], &[]),
-                    _ => avx512::lbs_pipelined::<4, false>(sp, s, &[], &[]),
+                macro_rules! pipelined {
+                    ($k:literal) => {
+                        match blocks {
+                            Some((pb, nb)) => avx512::lbs_pipelined::<$k, true>(sp, s, pb, nb),
+                            None => avx512::lbs_pipelined::<$k, false>(sp, s, &[], &[]),
+                        }
+                    };
+                }
+                match k {
+                    2 => pipelined!(2),
+                    3 => pipelined!(3),
+                    _ => pipelined!(4),
                 }
             }
             return;
@@ -600,9 +613,11 @@ pub(crate) fn lbs_fast(
             [const { MaybeUninit::<x86::PackedAffine>::uninit() }; x86::PACKED_PALETTE_MAX];
         let mut packed_heap = Vec::new();
         let pk = x86::packed_palette(skin, &mut packed_stack, &mut packed_heap);
-        // The prepared form when it has the indices times 8 (every index
-        // below 8192); else the kernel reads the `Vec3` streams.
-        let pr = prepared.filter(|pr| !pr.joints_times8.is_empty());
+        // The prepared blocks and indices times 8 when there are (every
+        // index below 8192); else the kernel reads the `Vec3` streams.
+        let pr = prepared
+            .map(|pr| (pr.blocks, pr.checked.times8()))
+            .filter(|(_, x8)| !x8.is_empty());
         // SAFETY: as above; blocks come from BindVertices::blocks_for,
         // which gave them for these very streams (the normals' are empty
         // only when the normals are), and the indices times 8 from the
@@ -611,19 +626,9 @@ pub(crate) fn lbs_fast(
             ($k:literal) => {
                 unsafe {
                     match pr {
-                        Some(pr) => x86::lbs_pipelined::<$k, true>(
-                            skin,
-                            pk,
-                            j,
-                            pr.joints_times8,
-                            w,
-                            p,
-                            n,
-                            pr.blocks.0,
-                            pr.blocks.1,
-                            op,
-                            on,
-                        ),
+                        Some(((pb, nb), x8)) => {
+                            x86::lbs_pipelined::<$k, true>(skin, pk, j, x8, w, p, n, pb, nb, op, on)
+                        }
                         None => x86::lbs_pipelined::<$k, false>(
                             skin,
                             pk,
@@ -1509,7 +1514,7 @@ mod tests {
                 let checked = CheckedJoints::new(m.joints.clone());
                 let prepared = Prepared {
                     blocks,
-                    joints_times8: checked.times8(),
+                    checked: &checked,
                 };
                 let (mut bp, mut bn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
                 lbs_fast(
@@ -2060,7 +2065,7 @@ mod tests {
                 let checked = CheckedJoints::new(m.joints.clone());
                 let blocks = Prepared {
                     blocks: (&bv.position_blocks[..], &bv.normal_blocks[..]),
-                    joints_times8: checked.times8(),
+                    checked: &checked,
                 };
                 let (rp, rn) = lbs_scalar(&skin, &m);
                 let (j, w, p, nn) = (&m.joints, &m.weights, bv.positions(), bv.normals());

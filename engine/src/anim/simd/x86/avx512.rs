@@ -602,6 +602,7 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
     position_blocks: &[Vec3x8],
     normal_blocks: &[Vec3x8],
 ) {
+    debug_assert!(K > 1);
     unsafe {
         let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
@@ -628,6 +629,8 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
                 let next = blend16::<K>(skin, nb.joints, nb.weights);
                 let m = soa12(&rows);
                 rows = next;
+                // Every lane's normal is live with two or more influences
+                // (the returned mask is all ones): normalised with 0xffff.
                 let (c, _) = lbs_positions_cofactor::<K, BLOCKS>(m, b, true, &lanes, xb(blk));
                 if blk > 0 {
                     let pb = streams.at::<K>(16 * (blk - 1));
