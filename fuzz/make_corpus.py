@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Seed corpora for the .x fuzz targets, from the shared assets.
+"""Seed corpora for the .x fuzz targets, from the test assets (not part of
+this repository: ASSETS_DIR, else $VKSKIN_ASSETS; see docs/testing.md).
 
     python3 fuzz/make_corpus.py [ASSETS_DIR]
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The side-by-side ozz run (../shared/tools/ozz-bench) packed to run on
-# another x86-64 machine that has no Rust toolchain and cannot fetch
+# The side-by-side ozz run (the ozz-bench harness: bench.cc, build.sh and
+# compare.py, which are not part of this repository; docs/performance.md)
+# packed to run on another x86-64 machine that has no Rust toolchain and cannot fetch
 # anything: in this workplace, the lent GPU machine (`device` tool), whose
 # host CPU may have AVX-512, which this project's own machines have not had.
 # There it measures all three pairings in one go, vkskin's highest tier
@@ -11,7 +12,8 @@
 #       here: builds vkskin's anim bench, its animation unit tests and
 #       anim-compare (release), and copies them, the ozz-animation 0.16 sources (OZZ_SRC, default
 #       /tmp/ozz-src: see the harness README for getting them), the harness
-#       (HARNESS, default ../shared/tools/ozz-bench), ozz built here as a
+#       (HARNESS: the harness's folder, kept outside this repository;
+#       default ../shared/tools/ozz-bench), ozz built here as a
 #       fallback, and a font into .ozzbench/ (git-ignored).
 #   tools/ozz-bench-device.sh run [ROUNDS] [SECONDS]
 #       there (or here, to try it): runs vkskin's animation unit tests
