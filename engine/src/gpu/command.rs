@@ -56,7 +56,10 @@ impl Drop for CommandPool {
         // SAFETY: the pool was created from `self.device` (kept alive by the
         // `Arc`) and is destroyed once, here. Its owners (`one_shot`,
         // `FramesInFlight`, `SkinCapture`) wait for the fences of the buffers
-        // they submitted before dropping it, so none is pending.
+        // they submitted before dropping it, so none is pending. The one
+        // exception is a wait that failed (`GpuError::Timeout` after
+        // `FENCE_TIMEOUT_NS`: a hung GPU), after which a buffer may still be
+        // pending; the engine reports the error rather than hang forever.
         unsafe { self.device.raw().destroy_command_pool(self.raw, None) };
     }
 }
@@ -68,9 +71,10 @@ pub fn begin(device: &Device, cmd: vk::CommandBuffer) -> GpuResult<()> {
     let info =
         vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: `device.raw()` is live for the `&Device` borrow; `cmd` is not
-    // pending (new, or its fence was waited on) per the documented contract,
-    // and its pool was created with RESET_COMMAND_BUFFER, so beginning
-    // resets it implicitly; `info` lives for the call.
+    // pending per the documented contract: it is new or was reset by its
+    // owner after its fence was waited on (and every engine pool is created
+    // with RESET_COMMAND_BUFFER, which would also allow the implicit reset
+    // of beginning); `info` lives for the call.
     unsafe { device.raw().begin_command_buffer(cmd, &info)? };
     Ok(())
 }

@@ -46,7 +46,10 @@ impl Fence {
         // SAFETY: `self.raw` is a live fence of `self.device` (kept alive by
         // the `Arc`); it is not pending, since callers wait on it before
         // resetting (the documented contract: `FramesInFlight::begin` waits
-        // before `submit` resets, `SkinCapture::run` waited in its last run).
+        // before `submit` resets; `SkinCapture::run`'s previous run waited or
+        // failed before submitting). The exception is an earlier wait that
+        // itself failed (`GpuError::Timeout`: a hung GPU), which the engine
+        // reports rather than hang forever.
         unsafe { self.device.raw().reset_fences(&[self.raw])? };
         Ok(())
     }
@@ -58,7 +61,9 @@ impl Drop for Fence {
         // `Arc`) and is destroyed once, here. Owners wait on a submitted
         // fence before dropping it (`FramesInFlight`'s drop waits on every
         // slot; `submit_and_wait` waits before returning), so no queue
-        // operation still refers to it.
+        // operation still refers to it, unless that wait failed
+        // (`GpuError::Timeout`: a hung GPU), which the engine reports
+        // rather than hang forever.
         unsafe { self.device.raw().destroy_fence(self.raw, None) };
     }
 }

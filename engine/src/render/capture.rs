@@ -147,7 +147,8 @@ impl SkinCapture {
         // and used only through `&mut self`, so externally synchronised. Its
         // only buffer, `cmd`, is not pending: every earlier `run` waited for
         // its submission's fence before returning, or failed before
-        // submitting.
+        // submitting (the exception: a run whose fence wait itself failed,
+        // i.e. timed out on a hung GPU and was reported as an error).
         unsafe {
             d.raw()
                 .reset_command_pool(self.pool.raw(), vk::CommandPoolResetFlags::empty())?
