@@ -40,6 +40,7 @@ pub fn load(path: impl AsRef<Path>) -> Result<Model, LoadError> {
     load_with(path, &LoadOptions::default())
 }
 
+/// [`load`] with explicit [`LoadOptions`].
 pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model, LoadError> {
     let path = path.as_ref();
     let ext = path

@@ -11,17 +11,27 @@ use crate::mesh::SkinnedMesh;
 /// Where a material's base-colour texture comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TextureSource {
-    /// A file path, resolved against the model file's folder.
+    /// A file path, resolved against the model file's folder (left relative
+    /// when bytes were loaded from memory without a folder).
     File(PathBuf),
     /// Image bytes held by the model file (GLB buffer or data URI).
-    Embedded { mime: String, bytes: Vec<u8> },
+    Embedded {
+        /// The image's MIME type as the file states it (`image/png`...;
+        /// empty when it states none).
+        mime: String,
+        /// The encoded image file.
+        bytes: Vec<u8>,
+    },
 }
 
+/// A surface's look: a base colour, optionally textured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {
+    /// The material's name in the file (may be empty).
     pub name: String,
     /// Linear RGBA.
     pub base_color: Vec4,
+    /// The base-colour texture, if any.
     pub texture: Option<TextureSource>,
 }
 
@@ -41,22 +51,32 @@ impl Default for Material {
 /// node through a one-joint skin, so every mesh is drawn the same way.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
+    /// The model's name (the file's stem, or the built-in model's name).
     pub name: String,
+    /// The file it was loaded from (the name given to a `load_from_bytes`
+    /// function for bytes in memory; `None` for built-in models).
     pub source: Option<PathBuf>,
+    /// Every joint, parents before children.
     pub skeleton: Skeleton,
+    /// The skins; a mesh names one by index (`SkinnedMesh::skin`).
     pub skins: Vec<Skin>,
+    /// The meshes, in the bind pose.
     pub meshes: Vec<SkinnedMesh>,
+    /// The animation clips.
     pub clips: Vec<Clip>,
+    /// The materials; a mesh names one by index (`SkinnedMesh::material`).
     pub materials: Vec<Material>,
     /// Things the loader changed or dropped (truncated influences, say).
     pub warnings: Vec<String>,
 }
 
 impl Model {
+    /// The clip named `name`.
     pub fn clip(&self, name: &str) -> Option<&Clip> {
         self.clips.iter().find(|c| c.name() == name)
     }
 
+    /// Vertices of all meshes together.
     pub fn vertex_count(&self) -> usize {
         self.meshes.iter().map(|m| m.vertex_count()).sum()
     }
@@ -145,7 +165,9 @@ impl Model {
 /// An axis-aligned box in model space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
+    /// The smallest coordinate on each axis.
     pub min: Vec3,
+    /// The largest coordinate on each axis.
     pub max: Vec3,
 }
 
@@ -156,10 +178,12 @@ impl Bounds {
         max: Vec3::NEG_INFINITY,
     };
 
+    /// Whether the box holds no point (`min > max` on some axis).
     pub fn is_empty(&self) -> bool {
         self.min.cmpgt(self.max).any()
     }
 
+    /// Grows the box to hold `p`; a non-finite `p` is ignored.
     pub fn extend(&mut self, p: Vec3) {
         if p.is_finite() {
             self.min = self.min.min(p);
@@ -167,6 +191,7 @@ impl Bounds {
         }
     }
 
+    /// The box's centre (meaningless for an empty box).
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }
@@ -223,6 +248,7 @@ impl Model {
 /// One mesh's skinned vertices, in model space.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinnedVertices {
+    /// Skinned positions, one per mesh vertex.
     pub positions: Vec<Vec3>,
     /// Empty when the mesh has no normals.
     pub normals: Vec<Vec3>,

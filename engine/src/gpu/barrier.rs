@@ -4,26 +4,43 @@ use ash::vk;
 
 use super::{full_range, Device};
 
-/// One image layout transition / memory dependency.
+/// One image layout transition / memory dependency, over the image's one
+/// mip level and array layer (see [`full_range`]), with no queue family
+/// ownership transfer.
 #[derive(Clone, Copy, Debug)]
 pub struct ImageBarrier {
+    /// The image; it must stay alive until the command buffer has executed.
     pub image: vk::Image,
+    /// The aspect(s) the barrier covers (colour or depth).
     pub aspect: vk::ImageAspectFlags,
+    /// The layout the image is in before the barrier (`UNDEFINED` discards
+    /// its contents).
     pub old_layout: vk::ImageLayout,
+    /// The layout the image is in after the barrier.
     pub new_layout: vk::ImageLayout,
+    /// Stages whose earlier work must finish first.
     pub src_stage: vk::PipelineStageFlags2,
+    /// Writes of those stages made available.
     pub src_access: vk::AccessFlags2,
+    /// Stages of later work that wait.
     pub dst_stage: vk::PipelineStageFlags2,
+    /// Accesses of those stages the writes are made visible to.
     pub dst_access: vk::AccessFlags2,
 }
 
-/// One buffer memory dependency over the whole buffer.
+/// One buffer memory dependency over the whole buffer, with no queue
+/// family ownership transfer.
 #[derive(Clone, Copy, Debug)]
 pub struct BufferBarrier {
+    /// The buffer; it must stay alive until the command buffer has executed.
     pub buffer: vk::Buffer,
+    /// Stages whose earlier work must finish first.
     pub src_stage: vk::PipelineStageFlags2,
+    /// Writes of those stages made available.
     pub src_access: vk::AccessFlags2,
+    /// Stages of later work that wait.
     pub dst_stage: vk::PipelineStageFlags2,
+    /// Accesses of those stages the writes are made visible to.
     pub dst_access: vk::AccessFlags2,
 }
 
@@ -32,6 +49,8 @@ pub struct BufferBarrier {
 const BATCH: usize = 8;
 
 /// Records the barriers (in one `vkCmdPipelineBarrier2`, or one per eight).
+/// `cmd` must be a command buffer of `device` in the recording state, and
+/// every handle named must be a live object of `device`.
 pub fn pipeline_barrier(
     device: &Device,
     cmd: vk::CommandBuffer,
@@ -76,12 +95,19 @@ pub fn pipeline_barrier(
         let dep = vk::DependencyInfo::default()
             .image_memory_barriers(&image_barriers[..ni])
             .buffer_memory_barriers(&buffer_barriers[..nb]);
-        // SAFETY: `cmd` is recording; the handles are the caller's live objects.
+        // SAFETY: `device.raw()` is the live device the `&Device` borrow
+        // keeps alive; `dep` points at `image_barriers[..ni]` and
+        // `buffer_barriers[..nb]`, stack arrays that outlive this call, and
+        // the slices stay within their BATCH elements. `cmd` is recording
+        // and the image/buffer handles are live objects of this device, as
+        // the function's documented contract requires of the caller (engine
+        // objects are destroyed only after the frames using them retire).
         unsafe { device.raw().cmd_pipeline_barrier2(cmd, &dep) };
     }
 }
 
-/// Records one global memory dependency (no buffer or image named).
+/// Records one global memory dependency (no buffer or image named). `cmd`
+/// must be a command buffer of `device` in the recording state.
 pub fn memory_barrier(
     device: &Device,
     cmd: vk::CommandBuffer,
@@ -96,6 +122,8 @@ pub fn memory_barrier(
         .dst_stage_mask(dst_stage)
         .dst_access_mask(dst_access)];
     let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
-    // SAFETY: `cmd` is recording.
+    // SAFETY: `device.raw()` is the live device the `&Device` borrow keeps
+    // alive; `dep` points at the local `barrier` array, alive for the call;
+    // `cmd` is recording, per the function's documented contract.
     unsafe { device.raw().cmd_pipeline_barrier2(cmd, &dep) };
 }

@@ -13,13 +13,19 @@ use super::{one_shot, Device, GpuError, GpuResult};
 /// host-visible and stays mapped for the buffer's life.
 #[derive(Clone, Debug)]
 pub struct BufferDesc<'a> {
+    /// A name for the allocator's reports and error messages.
     pub name: &'a str,
+    /// Size in bytes; must not be zero.
     pub size: u64,
+    /// What the buffer will be used for (transfer, vertex, storage...).
     pub usage: vk::BufferUsageFlags,
+    /// Which memory the buffer lives in.
     pub location: MemoryLocation,
 }
 
 impl<'a> BufferDesc<'a> {
+    /// A host-visible, persistently mapped buffer the CPU writes and the GPU
+    /// reads (`CpuToGpu`): uploads, per-frame uniforms and palettes.
     pub fn host(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
         Self {
             name,
@@ -29,6 +35,8 @@ impl<'a> BufferDesc<'a> {
         }
     }
 
+    /// A host-visible, persistently mapped buffer the GPU writes and the CPU
+    /// reads (`GpuToCpu`): readbacks and captures.
     pub fn readback(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
         Self {
             name,
@@ -38,6 +46,8 @@ impl<'a> BufferDesc<'a> {
         }
     }
 
+    /// A device-local buffer (`GpuOnly`), not mapped: fill it by a
+    /// transfer, e.g. [`Buffer::device_local_with_data`].
     pub fn device_local(name: &'a str, size: u64, usage: vk::BufferUsageFlags) -> Self {
         Self {
             name,
@@ -48,7 +58,8 @@ impl<'a> BufferDesc<'a> {
     }
 }
 
-/// A buffer and its memory, freed on drop.
+/// A buffer and its memory (exclusive to the one queue family), freed on
+/// drop once the frames that may use it have retired.
 pub struct Buffer {
     device: Arc<Device>,
     raw: vk::Buffer,
@@ -58,6 +69,8 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// Creates the buffer and binds fresh memory from the device's
+    /// allocator. A zero size is [`GpuError::InvalidArgument`].
     pub fn new(device: &Arc<Device>, desc: &BufferDesc<'_>) -> GpuResult<Self> {
         if desc.size == 0 {
             return Err(GpuError::InvalidArgument(format!(
@@ -70,20 +83,29 @@ impl Buffer {
             .usage(desc.usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let d = device.raw();
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `d` is the live device of the caller's `Arc`; `info` is a
+        // local with a non-zero size (checked above), alive for the call.
         let raw = unsafe { d.create_buffer(&info, None)? };
+        // SAFETY: `raw` was just created from `d` and is still alive.
         let requirements = unsafe { d.get_buffer_memory_requirements(raw) };
         let allocation = match device.allocate(desc.name, requirements, desc.location, true) {
             Ok(a) => a,
             Err(e) => {
+                // SAFETY: `raw` was created from `d` above, has no memory
+                // bound and was never handed out or used: destroyed once.
                 unsafe { d.destroy_buffer(raw, None) };
                 return Err(e);
             }
         };
-        // SAFETY: fresh memory of the required size and alignment.
         if let Err(e) =
+            // SAFETY: `raw` is a live buffer of `d` with no memory bound yet;
+            // `allocation` was made by this device's allocator for `raw`'s
+            // own requirements, so its memory type, size and offset
+            // alignment fit.
             unsafe { d.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
         {
+            // SAFETY: as above: `raw` is unused and destroyed once; its
+            // allocation is returned to the allocator separately.
             unsafe { d.destroy_buffer(raw, None) };
             device.free(allocation);
             return Err(e.into());
@@ -117,7 +139,12 @@ impl Buffer {
         )?;
         one_shot(device, |cmd| {
             let region = [vk::BufferCopy::default().size(size)];
-            // SAFETY: both buffers are live and large enough.
+            // SAFETY: `cmd` is the one-shot buffer `one_shot` began on
+            // `device`; `staging` and `buffer` are live buffers of `device`
+            // that outlive the submission (`one_shot` waits for its fence
+            // before returning, and both are dropped only after that); both
+            // are `size` bytes, so the region is in bounds, and they were
+            // created with TRANSFER_SRC / TRANSFER_DST.
             unsafe {
                 device
                     .raw()
@@ -130,14 +157,17 @@ impl Buffer {
         Ok(buffer)
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::Buffer {
         self.raw
     }
 
+    /// Size in bytes, as requested (the allocation may be larger).
     pub fn size(&self) -> u64 {
         self.size
     }
 
+    /// The name given at creation.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -196,6 +226,8 @@ impl Buffer {
         Ok(())
     }
 
+    /// Copies `data` (as bytes) into the mapping at byte `offset`; see
+    /// [`Buffer::write_bytes`].
     pub fn write<T: Pod>(&mut self, offset: u64, data: &[T]) -> GpuResult<()> {
         self.write_bytes(offset, bytemuck::cast_slice(data))
     }
@@ -205,7 +237,12 @@ impl Buffer {
     pub fn read_bytes(&self, offset: u64, out: &mut [u8]) -> GpuResult<()> {
         let ptr = self.mapped_ptr()?;
         self.check_range(offset, out.len())?;
-        // SAFETY: as in `write_bytes`.
+        // SAFETY: `ptr` is the start of the live mapping (host-visible,
+        // host-coherent memory mapped for the buffer's life) and
+        // `offset..offset + out.len()` lies inside its `self.size` bytes
+        // (checked above); `out` is a distinct Rust slice, so the ranges do
+        // not overlap. Writes need `&mut self`, so none races this read from
+        // Rust; the caller orders GPU writes before it (a fence wait).
         unsafe {
             std::ptr::copy_nonoverlapping(ptr.add(offset as usize), out.as_mut_ptr(), out.len())
         };
@@ -251,8 +288,10 @@ impl BufferView {
             .format(format)
             .offset(offset)
             .range(range);
-        // SAFETY: a live buffer created with a texel-buffer usage (the
-        // validation layer checks the usage and format).
+        // SAFETY: `device` is live (the caller's `Arc`) and `buffer` is a live
+        // buffer of it, borrowed for the call; `offset..offset + range` lies
+        // inside it (checked above); `info` lives for the call. The usage
+        // and format rules are valid-usage rules the validation layer checks.
         let raw = unsafe { device.raw().create_buffer_view(&info, None)? };
         Ok(Self {
             device: device.clone(),
@@ -260,6 +299,7 @@ impl BufferView {
         })
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::BufferView {
         self.raw
     }

@@ -12,8 +12,8 @@ pub struct CommandPool {
 }
 
 impl CommandPool {
-    /// `transient`: buffers are short-lived. Buffers may always be reset
-    /// one by one.
+    /// Creates a pool on the device's queue family. `transient`: buffers
+    /// are short-lived. Buffers may always be reset one by one.
     pub fn new(device: &Arc<Device>, transient: bool) -> GpuResult<Self> {
         let mut flags = vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER;
         if transient {
@@ -22,7 +22,8 @@ impl CommandPool {
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.queue_family())
             .flags(flags);
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `device` is a live device (the caller's `Arc`); `info` is a
+        // local naming the device's own queue family and lives for the call.
         let raw = unsafe { device.raw().create_command_pool(&info, None)? };
         Ok(Self {
             device: device.clone(),
@@ -30,15 +31,21 @@ impl CommandPool {
         })
     }
 
+    /// Allocates `count` primary command buffers from the pool; they are
+    /// freed when the pool is dropped.
     pub fn allocate(&self, count: u32) -> GpuResult<Vec<vk::CommandBuffer>> {
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(self.raw)
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(count);
-        // SAFETY: a live pool of this device.
+        // SAFETY: `self.raw` is a live pool created from `self.device`, which
+        // `self` keeps alive; `&self` is not shared between threads (the pool
+        // is documented as single-threaded), so the pool is externally
+        // synchronised; `info` lives for the call.
         Ok(unsafe { self.device.raw().allocate_command_buffers(&info)? })
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::CommandPool {
         self.raw
     }
@@ -46,22 +53,37 @@ impl CommandPool {
 
 impl Drop for CommandPool {
     fn drop(&mut self) {
-        // SAFETY: owners wait for the fences of submitted buffers first.
+        // SAFETY: the pool was created from `self.device` (kept alive by the
+        // `Arc`) and is destroyed once, here. Its owners (`one_shot`,
+        // `FramesInFlight`, `SkinCapture`) wait for the fences of the buffers
+        // they submitted before dropping it, so none is pending. The one
+        // exception is a wait that failed (`GpuError::Timeout` after
+        // `FENCE_TIMEOUT_NS`: a hung GPU), after which a buffer may still be
+        // pending; the engine reports the error rather than hang forever.
         unsafe { self.device.raw().destroy_command_pool(self.raw, None) };
     }
 }
 
-/// Begins a primary command buffer for one submission.
+/// Begins a primary command buffer for one submission. `cmd` must be a
+/// command buffer of `device` that is not pending (new, or reset after its
+/// fence was waited on).
 pub fn begin(device: &Device, cmd: vk::CommandBuffer) -> GpuResult<()> {
     let info =
         vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-    // SAFETY: `cmd` is not pending (its fence was waited on or it is new).
+    // SAFETY: `device.raw()` is live for the `&Device` borrow; `cmd` is not
+    // pending per the documented contract: it is new or was reset by its
+    // owner after its fence was waited on (and every engine pool is created
+    // with RESET_COMMAND_BUFFER, which would also allow the implicit reset
+    // of beginning); `info` lives for the call.
     unsafe { device.raw().begin_command_buffer(cmd, &info)? };
     Ok(())
 }
 
+/// Ends recording of `cmd`, a command buffer of `device` in the recording
+/// state.
 pub fn end(device: &Device, cmd: vk::CommandBuffer) -> GpuResult<()> {
-    // SAFETY: `cmd` is recording.
+    // SAFETY: `device.raw()` is live for the `&Device` borrow; `cmd` is in
+    // the recording state (begun by `begin`) per the documented contract.
     unsafe { device.raw().end_command_buffer(cmd)? };
     Ok(())
 }

@@ -30,6 +30,7 @@ pub struct EnabledFeatures {
     pub fill_mode_non_solid: bool,
     /// Storage-buffer writes from vertex shaders: the skinning capture mode.
     pub vertex_pipeline_stores_and_atomics: bool,
+    /// Line widths other than 1.0 (`wideLines`).
     pub wide_lines: bool,
     /// Timestamps on the graphics queue.
     pub timestamps: bool,
@@ -61,12 +62,16 @@ pub struct Device {
 /// [`crate::embed`]).
 #[derive(Clone)]
 pub struct HostDevice {
+    /// The physical device `device` was created on; it must be one of the
+    /// instance's.
     pub physical_device: vk::PhysicalDevice,
+    /// The host's logical device (its function table included).
     pub device: ash::Device,
     /// A queue with graphics and compute. vkskin submits on it only in
     /// [`crate::skin::SkinPath::prepare`] (the mesh upload, waited on) and
     /// in [`crate::render::SkinCapture`]; never per frame.
     pub queue: vk::Queue,
+    /// The family `queue` belongs to (command pools are made on it).
     pub queue_family: u32,
     /// What the host enabled of the optional features (vkskin cannot query
     /// a device for it). Dynamic rendering, synchronization2 and, for the
@@ -85,7 +90,11 @@ impl Device {
     /// `synchronization2` (and `maintenance4` for the compute stage)
     /// enabled, and the features `host.features` names; it must outlive the
     /// returned `Arc` and everything holding it. The queue must not be used
-    /// by another thread while vkskin submits on it (see [`HostDevice`]).
+    /// by another thread while vkskin submits on it (see [`HostDevice`]),
+    /// and no queue of the device may be in use on another thread while
+    /// [`Device::wait_idle`] runs or the returned device is dropped (both
+    /// call `vkDeviceWaitIdle`, which Vulkan requires to be externally
+    /// synchronised with every queue of the device).
     pub unsafe fn from_host(instance: &Arc<Instance>, host: HostDevice) -> GpuResult<Arc<Self>> {
         let physical = super::list_devices(instance)?
             .into_iter()
@@ -123,6 +132,12 @@ impl Device {
         }))
     }
 
+    /// Selects a physical device (see [`select_device`]), creates the
+    /// logical device with one graphics + compute queue, Vulkan 1.3's
+    /// dynamic rendering and synchronization2, and every optional feature
+    /// of [`EnabledFeatures`] the device has, and its memory allocator.
+    /// Fails with [`GpuError::NoDevice`] when the device lacks a required
+    /// feature or cannot present to `desc.surface`.
     pub fn new(instance: &Arc<Instance>, desc: &DeviceDesc<'_>) -> GpuResult<Arc<Self>> {
         let physical = select_device(instance, desc.selector)?;
         let queue_family = physical
@@ -141,7 +156,9 @@ impl Device {
         let mut all = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f12)
             .push_next(&mut f13);
-        // SAFETY: feature query on a live physical device.
+        // SAFETY: `ir` is the live instance of the caller's `Arc` and
+        // `physical.raw` was enumerated from it; `all` chains `f12` and
+        // `f13`, locals that outlive the call and that it writes into.
         unsafe { ir.get_physical_device_features2(physical.raw, &mut all) };
         let have = all.features;
         if f13.dynamic_rendering == vk::FALSE || f13.synchronization2 == vk::FALSE {
@@ -149,6 +166,7 @@ impl Device {
                 ": {physical} lacks dynamic rendering or synchronization2"
             )));
         }
+        // SAFETY: as above: a physical device enumerated from the live `ir`.
         let families = unsafe { ir.get_physical_device_queue_family_properties(physical.raw) };
         let features = EnabledFeatures {
             fill_mode_non_solid: have.fill_mode_non_solid == vk::TRUE,
@@ -187,9 +205,13 @@ impl Device {
             .enabled_features(&core)
             .push_next(&mut e12)
             .push_next(&mut e13);
-        // SAFETY: the create info points at locals alive for the call.
+        // SAFETY: `ir` is live and `physical.raw` is one of its devices;
+        // `info` points at `queues`, `priorities`, `extensions` (static
+        // extension names), `core`, `e12` and `e13`, locals alive for the
+        // call; only features the device reported are enabled.
         let raw = unsafe { ir.create_device(physical.raw, &info, None)? };
-        // SAFETY: family and index 0 were requested above.
+        // SAFETY: `raw` was just created with one queue of `queue_family`
+        // (the `queues` create info), so index 0 of that family exists.
         let queue = unsafe { raw.get_device_queue(queue_family, 0) };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: ir.clone(),
@@ -202,7 +224,9 @@ impl Device {
         let allocator = match allocator {
             Ok(a) => a,
             Err(e) => {
-                // SAFETY: nothing was created from the device yet.
+                // SAFETY: `raw` was created above and never handed out;
+                // nothing was created from it (the allocator failed to make
+                // itself), and its queue was never used: destroyed once.
                 unsafe { raw.destroy_device(None) };
                 return Err(e.into());
             }
@@ -225,26 +249,33 @@ impl Device {
         }))
     }
 
+    /// The ash device (handle and function table), valid while `self`
+    /// lives.
     pub fn raw(&self) -> &ash::Device {
         &self.raw
     }
 
+    /// The instance the device was made from.
     pub fn instance(&self) -> &Arc<Instance> {
         &self.instance
     }
 
+    /// The physical device the device runs on.
     pub fn physical(&self) -> &PhysicalDevice {
         &self.physical
     }
 
+    /// The physical device's limits.
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         self.physical.limits()
     }
 
+    /// The optional features enabled on the device.
     pub fn features(&self) -> EnabledFeatures {
         self.features
     }
 
+    /// The family of the device's one queue.
     pub fn queue_family(&self) -> u32 {
         self.queue_family
     }
@@ -261,25 +292,41 @@ impl Device {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Submits `submits` to the queue (under its lock), signalling `fence`
+    /// (or no fence when null) once they complete. The handles in `submits`
+    /// must be live objects of this device: recorded command buffers not
+    /// already pending, semaphores in a waitable/signalable state.
     pub fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> GpuResult<()> {
         let q = self.queue();
-        // SAFETY: the queue is locked; handles in `submits` are the caller's
-        // live objects of this device.
+        // SAFETY: `self.raw` is live while `self` is; the queue is one of its
+        // queues and the guard `q` holds its lock, so no other vkskin thread
+        // uses it (a host sharing the queue promised the same in
+        // `Device::from_host`). The handles in `submits` are live objects of
+        // this device in a submittable state, per the documented contract.
         unsafe { self.raw.queue_submit2(*q, submits, fence)? };
         Ok(())
     }
 
+    /// Waits until the device has finished all submitted work.
     pub fn wait_idle(&self) -> GpuResult<()> {
         // Holding the queue lock keeps anyone from submitting meanwhile.
         let _q = self.queue();
-        // SAFETY: a live device.
+        // SAFETY: `self.raw` is live while `self` is. vkDeviceWaitIdle needs
+        // every queue of the device externally synchronised: `_q` holds the
+        // lock of vkskin's queue, the only queue a device from
+        // `Device::new` has; a host's device is covered by
+        // `Device::from_host`'s contract (no concurrent use of its queues).
         unsafe { self.raw.device_wait_idle()? };
         Ok(())
     }
 
-    /// Waits for fences, bounded by [`FENCE_TIMEOUT_NS`].
+    /// Waits for all of `fences` (live fences of this device), bounded by
+    /// [`FENCE_TIMEOUT_NS`].
     pub fn wait_for_fences(&self, fences: &[vk::Fence]) -> GpuResult<()> {
-        // SAFETY: fences of this device.
+        // SAFETY: `self.raw` is live while `self` is; `fences` are live
+        // fences of this device, per the documented contract (the engine
+        // passes only `Fence::raw` of fences it holds); waiting needs no
+        // external synchronisation of the fences.
         match unsafe { self.raw.wait_for_fences(fences, true, FENCE_TIMEOUT_NS) } {
             Ok(()) => Ok(()),
             Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout(FENCE_TIMEOUT_NS / 1_000_000)),
@@ -357,8 +404,13 @@ impl Device {
             }
         };
         for g in garbage {
-            // SAFETY: the object's frames have retired (or deferral is off
-            // by the caller's explicit choice).
+            // SAFETY: `g` came out of `self.retire` (or was handed back by
+            // `park`), so its owner dropped it and it is destroyed exactly
+            // once; it is a child of `self.raw`, which is still alive; and
+            // no pending command buffer uses it: the frame it was parked
+            // under has completed (a fence wait reported it), or the device
+            // is idle (drop), or deferral was turned off on purpose by a
+            // test that wants the validation layer to see the misuse.
             unsafe { g.destroy(&self.raw, &mut free) };
         }
     }
@@ -397,7 +449,10 @@ impl Drop for Device {
     fn drop(&mut self) {
         // Every resource held an Arc of this device, so all are destroyed;
         // the GPU may still be running the last submission.
-        // SAFETY: a live device, no other user left.
+        // SAFETY: `self.raw` is still alive (destroyed below, if owned). This
+        // is the last reference to the `Device`, so no vkskin thread can be
+        // using its queue; a host's other queues are idle per
+        // `Device::from_host`'s contract.
         if let Err(e) = unsafe { self.raw.device_wait_idle() } {
             log::error!("vkskin: device_wait_idle at teardown failed: {e}");
         }
@@ -413,7 +468,11 @@ impl Drop for Device {
                 .take(),
         );
         if self.owned {
-            // SAFETY: every child object is gone (see above).
+            // SAFETY: the device was created by `Device::new` (`owned`) and
+            // is destroyed once, here. Every vkskin object made from it held
+            // an `Arc<Device>` and is therefore dropped; the parked ones were
+            // destroyed just above, the allocator's memory freed, and the
+            // device is idle. The instance outlives this (`self.instance`).
             unsafe { self.raw.destroy_device(None) };
         }
     }

@@ -10,14 +10,21 @@ use super::{Device, GpuError, GpuResult};
 /// A 2D, single-mip, single-sample image to create, with one view.
 #[derive(Clone, Debug)]
 pub struct ImageDesc<'a> {
+    /// A name for the allocator's reports and error messages.
     pub name: &'a str,
+    /// Width and height in pixels; neither may be zero.
     pub extent: vk::Extent2D,
+    /// The texel format (also the view's).
     pub format: vk::Format,
+    /// What the image will be used for (attachment, transfer...).
     pub usage: vk::ImageUsageFlags,
+    /// The aspect the view covers (colour or depth).
     pub aspect: vk::ImageAspectFlags,
 }
 
-/// A device-local image with its memory and a full view, freed on drop.
+/// A device-local image with its memory and a full view, freed on drop
+/// once the frames that may use it have retired. Optimal tiling, exclusive
+/// to the one queue family, created in the `UNDEFINED` layout.
 pub struct Image {
     device: Arc<Device>,
     raw: vk::Image,
@@ -29,6 +36,8 @@ pub struct Image {
 }
 
 impl Image {
+    /// Creates the image, binds fresh device-local memory and makes the view.
+    /// An empty extent is [`GpuError::InvalidArgument`].
     pub fn new(device: &Arc<Device>, desc: &ImageDesc<'_>) -> GpuResult<Self> {
         if desc.extent.width == 0 || desc.extent.height == 0 {
             return Err(GpuError::InvalidArgument(format!(
@@ -52,17 +61,25 @@ impl Image {
             .usage(desc.usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `d` is the live device of the caller's `Arc`; `info` is a
+        // local with a non-empty extent (checked above), alive for the call.
         let raw = unsafe { d.create_image(&info, None)? };
+        // SAFETY: `raw` was just created from `d` and is still alive.
         let requirements = unsafe { d.get_image_memory_requirements(raw) };
         let allocation =
             match device.allocate(desc.name, requirements, MemoryLocation::GpuOnly, false) {
                 Ok(a) => a,
                 Err(e) => {
+                    // SAFETY: `raw` was created from `d` above, has no memory
+                    // bound and was never handed out or used: destroyed once.
                     unsafe { d.destroy_image(raw, None) };
                     return Err(e);
                 }
             };
+        // SAFETY: `raw` is a live image of `d` with no memory bound yet;
+        // `allocation` was made by this device's allocator for `raw`'s own
+        // requirements (non-linear, as the image is optimally tiled), so its
+        // memory type, size and offset alignment fit.
         let bound = unsafe { d.bind_image_memory(raw, allocation.memory(), allocation.offset()) };
         let view = bound.and_then(|()| {
             let info = vk::ImageViewCreateInfo::default()
@@ -70,12 +87,18 @@ impl Image {
                 .view_type(vk::ImageViewType::TYPE_2D)
                 .format(desc.format)
                 .subresource_range(full_range(desc.aspect));
-            // SAFETY: the image is bound to memory.
+            // SAFETY: `raw` is a live image of `d`, bound to memory (this
+            // closure only runs when binding succeeded); the view's format
+            // and its one-level, one-layer range match the image; `info`
+            // lives for the call.
             unsafe { d.create_image_view(&info, None) }
         });
         let view = match view {
             Ok(v) => v,
             Err(e) => {
+                // SAFETY: `raw` was created from `d` above and never handed
+                // out or used, and no view of it exists (making the view is
+                // what failed, or binding failed before it): destroyed once.
                 unsafe { d.destroy_image(raw, None) };
                 device.free(allocation);
                 return Err(e.into());
@@ -92,22 +115,27 @@ impl Image {
         })
     }
 
+    /// The Vulkan image handle, valid while `self` lives.
     pub fn raw(&self) -> vk::Image {
         self.raw
     }
 
+    /// The view of the whole image, valid while `self` lives.
     pub fn view(&self) -> vk::ImageView {
         self.view
     }
 
+    /// Width and height in pixels.
     pub fn extent(&self) -> vk::Extent2D {
         self.extent
     }
 
+    /// The texel format.
     pub fn format(&self) -> vk::Format {
         self.format
     }
 
+    /// The aspect the view covers.
     pub fn aspect(&self) -> vk::ImageAspectFlags {
         self.aspect
     }
@@ -121,7 +149,8 @@ impl Drop for Image {
     }
 }
 
-/// Every mip and layer of one aspect.
+/// The subresource range of one aspect over mip level 0 and array layer 0:
+/// the whole of the engine's single-mip, single-layer images.
 pub fn full_range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange::default()
         .aspect_mask(aspect)

@@ -7,12 +7,15 @@ use raw_window_handle::RawDisplayHandle;
 use super::messenger::{self, Messenger};
 use super::{GpuError, GpuResult, MessageLog};
 
+/// The name of the Khronos validation layer, enabled when
+/// [`InstanceDesc::validation`] is set.
 pub const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 /// What to create an instance with. `Default` is right for tests and tools:
 /// validation on in debug builds or when `VKSKIN_VALIDATION=1`, no surface.
 #[derive(Clone, Debug)]
 pub struct InstanceDesc {
+    /// The application name passed to the driver (NULs become spaces).
     pub app_name: String,
     /// Enable `VK_LAYER_KHRONOS_validation` and the debug messenger. When
     /// set, a missing layer is an error ([`GpuError::ValidationLayerMissing`]),
@@ -77,10 +80,18 @@ impl Instance {
         })
     }
 
+    /// Loads the system Vulkan loader and creates a Vulkan 1.3 instance:
+    /// with the validation layer, its debug messenger (and synchronization
+    /// validation) when `desc` asks for them, and the window-system
+    /// extensions for `desc.display`. A requested layer or extension that is
+    /// missing is an error.
     pub fn new(desc: &InstanceDesc) -> GpuResult<Arc<Self>> {
-        // SAFETY: loading the system Vulkan loader; nothing else runs yet.
+        // SAFETY: `Entry::load` runs the loader library's initialisation;
+        // the system loader (libvulkan) is sound to load at any time, and the
+        // returned `Entry` keeps the library loaded for as long as it and
+        // the instance made from it (which stores it) live.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| GpuError::Loading(e.to_string()))?;
-        // SAFETY: plain enumeration calls on a loaded entry.
+        // SAFETY: a global command on the loaded `entry`, no handles involved.
         let layers = unsafe { entry.enumerate_instance_layer_properties()? };
         let has_layer = layers
             .iter()
@@ -88,6 +99,7 @@ impl Instance {
         if desc.validation && !has_layer {
             return Err(GpuError::ValidationLayerMissing);
         }
+        // SAFETY: a global command on the loaded `entry`, no handles involved.
         let available: Vec<CString> =
             unsafe { entry.enumerate_instance_extension_properties(None)? }
                 .iter()
@@ -112,6 +124,8 @@ impl Instance {
             layer_names.push(VALIDATION_LAYER.as_ptr());
             if desc.synchronization_validation {
                 // The extension is provided by the layer itself.
+                // SAFETY: a global command on the loaded `entry`; the layer
+                // name is a static NUL-terminated string.
                 let from_layer = unsafe {
                     entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER))?
                 };
@@ -148,13 +162,20 @@ impl Instance {
                 info = info.push_next(&mut features);
             }
         }
-        // SAFETY: every pointer in `info` refers to locals alive for the call.
+        // SAFETY: every pointer in `info` refers to locals alive for the call
+        // (`app`, `app_name`, `layer_names`, `extensions` whose names are
+        // static or owned by the loader, and the chained `chained` and
+        // `features`); the messenger create info in the chain points at
+        // `log`'s shared payload, which the instance keeps (in `self.log`)
+        // past its own destruction.
         let raw = unsafe { entry.create_instance(&info, None)? };
         let messenger = if desc.validation {
             match Messenger::new(&entry, &raw, &log) {
                 Ok(m) => Some(m),
                 Err(e) => {
-                    // SAFETY: nothing was created from the instance yet.
+                    // SAFETY: `raw` was created above and never handed out;
+                    // nothing was created from it (the messenger failed),
+                    // so it is destroyed once with no children.
                     unsafe { raw.destroy_instance(None) };
                     return Err(e);
                 }
@@ -178,18 +199,26 @@ impl Instance {
         &self.log
     }
 
+    /// Whether the validation layer and messenger are on (always `false`
+    /// for a host's instance).
     pub fn validation_enabled(&self) -> bool {
         self.validation
     }
 
+    /// Whether the instance has the window-system extensions
+    /// ([`InstanceDesc::display`] was given), so a [`super::Surface`] can be
+    /// made.
     pub fn surface_support(&self) -> bool {
         self.surface_support
     }
 
+    /// The ash instance (handle and function table), valid while `self`
+    /// lives.
     pub fn raw(&self) -> &ash::Instance {
         &self.raw
     }
 
+    /// The loaded Vulkan entry points.
     pub fn entry(&self) -> &ash::Entry {
         &self.entry
     }
@@ -199,11 +228,16 @@ impl Drop for Instance {
     fn drop(&mut self) {
         // Devices hold an Arc of the instance, so they are all gone by now.
         if let Some(mut m) = self.messenger.take() {
-            // SAFETY: created from this instance, destroyed once, before it.
+            // SAFETY: `m` was created from `self.raw` (still alive: destroyed
+            // below) and is destroyed once: `take` moved it out of `self`.
             unsafe { m.destroy() };
         }
         if self.owned {
-            // SAFETY: every child object is destroyed (see above).
+            // SAFETY: the instance was created by `Instance::new` (`owned`)
+            // and is destroyed once, here. Its children are gone: devices and
+            // surfaces hold an `Arc<Instance>`, so they were dropped (and
+            // destroyed) before this runs, and the messenger was destroyed
+            // just above.
             unsafe { self.raw.destroy_instance(None) };
         }
     }

@@ -9,9 +9,13 @@ use super::GpuResult;
 /// Severity of a debug-utils message, ordered from chatty to fatal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// Diagnostic detail (the engine's messenger does not request it).
     Verbose,
+    /// Informational (e.g. object creation, loader messages).
     Info,
+    /// Likely misuse or a performance problem.
     Warning,
+    /// A violated valid-usage rule or a driver error.
     Error,
 }
 
@@ -39,11 +43,15 @@ impl Severity {
 pub struct Message {
     /// Position in the log, counting from zero at instance creation.
     pub seq: usize,
+    /// How serious the message is.
     pub severity: Severity,
+    /// General, validation or performance message.
     pub kind: vk::DebugUtilsMessageTypeFlagsEXT,
     /// The layer's VUID or check name, e.g. `SYNC-HAZARD-WRITE-AFTER-WRITE`.
     pub id_name: String,
+    /// The layer's numeric message id (a hash of the VUID).
     pub id_number: i32,
+    /// The message text.
     pub text: String,
 }
 
@@ -82,10 +90,12 @@ impl MessageLog {
         self.lock().len()
     }
 
+    /// Whether no message was received.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// A copy of every message, in order.
     pub fn all(&self) -> Vec<Message> {
         self.lock().clone()
     }
@@ -154,6 +164,14 @@ pub(crate) fn create_info(log: &MessageLog) -> vk::DebugUtilsMessengerCreateInfo
         .user_data(Arc::as_ptr(&log.inner) as *mut c_void)
 }
 
+/// The debug-utils callback: turns a message into a [`Message`], logs it
+/// and appends it to the [`MessageLog`] behind `user`.
+///
+/// # Safety
+/// Only Vulkan calls this, through a messenger made by [`create_info`]:
+/// `data`, when not null, must point at valid callback data (with null or
+/// NUL-terminated strings) for the duration of the call, and `user`, when
+/// not null, must be the `Mutex` payload of a live `MessageLog`'s `Arc`.
 unsafe extern "system" fn callback(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
     kind: vk::DebugUtilsMessageTypeFlagsEXT,
@@ -163,15 +181,19 @@ unsafe extern "system" fn callback(
     if data.is_null() || user.is_null() {
         return vk::FALSE;
     }
-    // SAFETY: Vulkan passes a valid callback-data pointer for the duration of
-    // the call; `user` is the `Arc<Mutex<..>>` payload of a MessageLog that the
-    // Instance keeps alive until after the messenger and instance are destroyed.
+    // SAFETY: both are non-null (checked above). Vulkan passes a valid
+    // callback-data pointer for the duration of the call; `user` is the
+    // `Arc<Mutex<..>>` payload of a MessageLog that the Instance keeps alive
+    // (in its `log` field) until after the messenger and instance are
+    // destroyed. Both are only read through shared references.
     let (data, inner) = unsafe { (&*data, &*(user as *const Mutex<Vec<Message>>)) };
     let text = |p: *const std::ffi::c_char| {
         if p.is_null() {
             String::new()
         } else {
-            // SAFETY: non-null strings in the callback data are NUL-terminated.
+            // SAFETY: `p` is non-null (checked above) and, as a string of the
+            // callback data, NUL-terminated and valid for the call, which
+            // outlasts this borrow (the string is copied out at once).
             unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
         }
     };
@@ -212,15 +234,24 @@ impl Messenger {
     ) -> GpuResult<Self> {
         let loader = ash::ext::debug_utils::Instance::new(entry, instance);
         let info = create_info(log);
-        // SAFETY: the instance was created with VK_EXT_debug_utils enabled.
+        // SAFETY: `instance` is live (borrowed for the call) and was created
+        // with VK_EXT_debug_utils enabled, so `loader`'s functions are
+        // loaded; `info` is a local. Its user data points at `log`'s payload,
+        // which the caller (`Instance::new`) keeps in the instance, so it
+        // outlives the messenger.
         let raw = unsafe { loader.create_debug_utils_messenger(&info, None)? };
         Ok(Self { loader, raw })
     }
 
+    /// Destroys the messenger.
+    ///
     /// # Safety
-    /// Call once, before the instance is destroyed.
+    /// Call once, while the instance the messenger was created from is
+    /// still alive (before it is destroyed).
     pub(crate) unsafe fn destroy(&mut self) {
-        // SAFETY: per this function's contract.
+        // SAFETY: `self.raw` was created by `self.loader`'s instance, which
+        // is alive, and is destroyed only this once: this function's
+        // contract.
         unsafe { self.loader.destroy_debug_utils_messenger(self.raw, None) };
         self.raw = vk::DebugUtilsMessengerEXT::null();
     }

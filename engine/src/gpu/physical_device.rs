@@ -11,18 +11,24 @@ pub const DEVICE_ENV: &str = "VKSKIN_DEVICE";
 /// One physical device as the selection sees it.
 #[derive(Clone, Debug)]
 pub struct PhysicalDevice {
+    /// The Vulkan handle, valid while the instance lives.
     pub raw: vk::PhysicalDevice,
     /// Position in the driver's enumeration order (what `--device N` means).
     pub index: usize,
+    /// The driver's device name.
     pub name: String,
+    /// Discrete, integrated, virtual, CPU or other.
     pub device_type: vk::PhysicalDeviceType,
+    /// The Vulkan version the device supports (`vk::make_api_version`).
     pub api_version: u32,
+    /// Every property the driver reports, limits included.
     pub properties: vk::PhysicalDeviceProperties,
     /// A queue family with graphics and compute (and so transfer).
     pub queue_family: Option<u32>,
 }
 
 impl PhysicalDevice {
+    /// The device's limits.
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         &self.properties.limits
     }
@@ -71,13 +77,15 @@ impl fmt::Display for PhysicalDevice {
 
 /// Every physical device, in the driver's order.
 pub fn list_devices(instance: &Instance) -> GpuResult<Vec<PhysicalDevice>> {
-    // SAFETY: enumeration and property queries on a live instance.
+    // SAFETY: `instance.raw` is live for the `&Instance` borrow.
     let raws = unsafe { instance.raw.enumerate_physical_devices()? };
     Ok(raws
         .into_iter()
         .enumerate()
         .map(|(index, raw)| {
+            // SAFETY: `raw` was just enumerated from the live `instance.raw`.
             let properties = unsafe { instance.raw.get_physical_device_properties(raw) };
+            // SAFETY: as above.
             let families = unsafe {
                 instance
                     .raw

@@ -5,13 +5,17 @@ use ash::vk;
 use super::retire::Garbage;
 use super::{Device, GpuError, GpuResult, ShaderModule};
 
-/// A pipeline layout, destroyed on drop.
+/// A pipeline layout, destroyed on drop once the frames that may have it
+/// bound have retired.
 pub struct PipelineLayout {
     device: Arc<Device>,
     raw: vk::PipelineLayout,
 }
 
 impl PipelineLayout {
+    /// Creates a layout of `set_layouts` (live layouts of `device`) and
+    /// `push_constants`; push constants past the device's
+    /// `maxPushConstantsSize` are [`GpuError::Limit`].
     pub fn new(
         device: &Arc<Device>,
         set_layouts: &[vk::DescriptorSetLayout],
@@ -28,7 +32,11 @@ impl PipelineLayout {
         let info = vk::PipelineLayoutCreateInfo::default()
             .set_layouts(set_layouts)
             .push_constant_ranges(push_constants);
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `device` is live (the caller's `Arc`); `info` points at the
+        // caller's slices, borrowed for the call; the set layouts are live
+        // layouts of `device` (the documented contract; engine callers pass
+        // `DescriptorSetLayout::raw` of layouts they hold), and the push
+        // constant ranges fit the device's limit (checked above).
         let raw = unsafe { device.raw().create_pipeline_layout(&info, None)? };
         Ok(Arc::new(Self {
             device: device.clone(),
@@ -36,6 +44,7 @@ impl PipelineLayout {
         }))
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::PipelineLayout {
         self.raw
     }
@@ -53,24 +62,36 @@ impl Drop for PipelineLayout {
 /// scissor. Alpha blending is off; one colour attachment per format.
 #[derive(Clone)]
 pub struct GraphicsPipelineDesc<'a> {
+    /// The vertex shader (entry point `main`).
     pub vertex: &'a ShaderModule,
+    /// The fragment shader (entry point `main`).
     pub fragment: &'a ShaderModule,
+    /// Vertex buffer bindings (empty when the shader reads no vertex input).
     pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
+    /// Vertex attributes read from those bindings.
     pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
+    /// Primitive topology (triangle list, line list...).
     pub topology: vk::PrimitiveTopology,
+    /// Fill, or lines for wireframe (needs
+    /// [`super::EnabledFeatures::fill_mode_non_solid`]).
     pub polygon_mode: vk::PolygonMode,
+    /// Which faces are culled.
     pub cull_mode: vk::CullModeFlags,
     /// With [`crate::render::Camera`]'s Y-flipped projection, the usual
     /// counter-clockwise front faces stay counter-clockwise.
     pub front_face: vk::FrontFace,
+    /// Test depth with `LESS_OR_EQUAL`.
     pub depth_test: bool,
+    /// Write depth.
     pub depth_write: bool,
+    /// One colour attachment per format, in order.
     pub color_formats: &'a [vk::Format],
     /// `UNDEFINED` for no depth attachment.
     pub depth_format: vk::Format,
 }
 
-/// A graphics or compute pipeline, destroyed on drop.
+/// A graphics or compute pipeline, destroyed on drop once the frames that
+/// may use it have retired. Holds its layout alive.
 pub struct Pipeline {
     device: Arc<Device>,
     raw: vk::Pipeline,
@@ -79,6 +100,8 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// Creates a graphics pipeline from `desc` with `layout`. A non-solid
+    /// polygon mode without the feature is [`GpuError::InvalidArgument`].
     pub fn graphics(
         device: &Arc<Device>,
         layout: &Arc<PipelineLayout>,
@@ -137,7 +160,12 @@ impl Pipeline {
             .dynamic_state(&dynamic)
             .layout(layout.raw())
             .push_next(&mut rendering);
-        // SAFETY: every pointer refers to locals alive for the call.
+        // SAFETY: `device` is live (the caller's `Arc`); every pointer in
+        // `info` refers to locals (`stages`, `vertex_input`, ..., `rendering`)
+        // or to `desc`'s borrowed slices, all alive for the call; the shader
+        // modules and `layout` are live objects of `device`, borrowed for the
+        // call; the pipeline uses dynamic rendering (enabled on every
+        // engine device) and needs no render pass.
         let raw = unsafe {
             device
                 .raw()
@@ -152,6 +180,7 @@ impl Pipeline {
         })
     }
 
+    /// Creates a compute pipeline running `shader` with `layout`.
     pub fn compute(
         device: &Arc<Device>,
         layout: &Arc<PipelineLayout>,
@@ -160,7 +189,9 @@ impl Pipeline {
         let info = vk::ComputePipelineCreateInfo::default()
             .stage(shader.stage_info(vk::ShaderStageFlags::COMPUTE))
             .layout(layout.raw());
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `device` is live (the caller's `Arc`); `shader` and
+        // `layout` are live objects of it, borrowed for the call; `info` is a
+        // local whose entry name is a static C string.
         let raw = unsafe {
             device
                 .raw()
@@ -175,16 +206,23 @@ impl Pipeline {
         })
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::Pipeline {
         self.raw
     }
 
+    /// The layout the pipeline was created with.
     pub fn layout(&self) -> &Arc<PipelineLayout> {
         &self.layout
     }
 
+    /// Binds the pipeline at its bind point (graphics or compute) in `cmd`,
+    /// a command buffer of the same device in the recording state.
     pub fn bind(&self, cmd: vk::CommandBuffer) {
-        // SAFETY: `cmd` is recording on this device.
+        // SAFETY: `self.raw` is a live pipeline of `self.device` (kept alive
+        // by the `Arc`; destruction waits for the frames using it to
+        // retire); `cmd` is a recording command buffer of the same device,
+        // per the documented contract.
         unsafe {
             self.device
                 .raw()

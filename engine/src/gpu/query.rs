@@ -5,8 +5,9 @@ use ash::vk;
 use super::retire::Garbage;
 use super::{Device, GpuError, GpuResult};
 
-/// A pool of GPU timestamps, destroyed on drop. Reset it in the command
-/// buffer before writing ([`TimestampQueries::reset`]).
+/// A pool of GPU timestamps, destroyed on drop once the frames that may use
+/// it have retired. Reset it in the command buffer before writing
+/// ([`TimestampQueries::reset`]).
 pub struct TimestampQueries {
     device: Arc<Device>,
     raw: vk::QueryPool,
@@ -15,6 +16,8 @@ pub struct TimestampQueries {
 }
 
 impl TimestampQueries {
+    /// A pool of `count` timestamps. A queue without timestamp support is
+    /// [`GpuError::InvalidArgument`].
     pub fn new(device: &Arc<Device>, count: u32) -> GpuResult<Self> {
         if !device.features().timestamps {
             return Err(GpuError::InvalidArgument(
@@ -24,7 +27,8 @@ impl TimestampQueries {
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(count);
-        // SAFETY: valid create info on a live device.
+        // SAFETY: `device` is live (the caller's `Arc`); `info` is a local
+        // alive for the call.
         let raw = unsafe { device.raw().create_query_pool(&info, None)? };
         Ok(Self {
             device: device.clone(),
@@ -34,8 +38,12 @@ impl TimestampQueries {
         })
     }
 
+    /// Records a reset of every query of the pool into `cmd`, a recording
+    /// command buffer of the same device, outside a rendering scope.
     pub fn reset(&self, cmd: vk::CommandBuffer) {
-        // SAFETY: `cmd` is recording outside a render pass.
+        // SAFETY: `self.raw` is a live pool of `self.device` (kept alive by
+        // the `Arc`); the range `0..self.count` is the whole pool; `cmd` is
+        // recording outside a rendering scope, per the documented contract.
         unsafe {
             self.device
                 .raw()
@@ -44,8 +52,12 @@ impl TimestampQueries {
     }
 
     /// Writes timestamp `index` once every earlier command reached `stage`.
+    /// `cmd` must be a recording command buffer of the same device in which
+    /// the pool was reset, and `index` less than the pool's count.
     pub fn write(&self, cmd: vk::CommandBuffer, index: u32, stage: vk::PipelineStageFlags2) {
-        // SAFETY: `cmd` is recording; the caller reset the pool in it.
+        // SAFETY: `self.raw` is a live pool of `self.device` (kept alive by
+        // the `Arc`); `cmd` is recording and reset the pool, and `index` is
+        // inside it, per the documented contract.
         unsafe {
             self.device
                 .raw()
@@ -57,7 +69,9 @@ impl TimestampQueries {
     /// (call after the submission's fence).
     pub fn read_ticks(&self) -> GpuResult<Vec<u64>> {
         let mut out = vec![0u64; self.count as usize];
-        // SAFETY: the results array matches the pool size.
+        // SAFETY: `self.raw` is a live pool of `self.device`; `out` has
+        // `self.count` u64 slots, exactly the queries `0..count` asked for
+        // with TYPE_64 (ash derives the count and stride from the slice).
         unsafe {
             self.device.raw().get_query_pool_results(
                 self.raw,
@@ -80,7 +94,9 @@ impl TimestampQueries {
                 self.count
             )));
         }
-        // SAFETY: the results array lies inside the pool.
+        // SAFETY: `self.raw` is a live pool of `self.device`; `out` has at
+        // most `self.count` u64 slots (checked above), so the queries
+        // `0..out.len()` lie inside the pool and fill `out` with TYPE_64.
         match unsafe {
             self.device.raw().get_query_pool_results(
                 self.raw,

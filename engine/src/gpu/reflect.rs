@@ -16,7 +16,9 @@ const DECORATION_OFFSET: u32 = 35;
 /// One member of a struct as the shader lays it out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberLayout {
+    /// The member's name (empty when the module has no name for it).
     pub name: String,
+    /// Byte offset from the start of the struct.
     pub offset: u32,
     /// For array members: the byte stride between elements.
     pub array_stride: Option<u32>,
@@ -25,11 +27,14 @@ pub struct MemberLayout {
 /// The explicit layout of a struct type (a block or a struct inside one).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockLayout {
+    /// The struct type's name.
     pub name: String,
+    /// The members, in declaration order.
     pub members: Vec<MemberLayout>,
 }
 
 impl BlockLayout {
+    /// The member named `name`.
     pub fn member(&self, name: &str) -> Option<&MemberLayout> {
         self.members.iter().find(|m| m.name == name)
     }

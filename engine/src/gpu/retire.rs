@@ -38,9 +38,16 @@ impl Garbage {
     /// Destroys the object. `free` returns allocations to the allocator.
     ///
     /// # Safety
-    /// No pending command buffer may use the object.
+    /// Every handle in `self` must be a live object created from `device`
+    /// (which must be alive), not destroyed elsewhere, and no pending
+    /// command buffer may use it. `free` must return the allocation to the
+    /// allocator it came from.
     pub(crate) unsafe fn destroy(self, device: &ash::Device, free: &mut dyn FnMut(Allocation)) {
-        // SAFETY: the caller's contract.
+        // SAFETY: the handles are live children of the live `device`, owned
+        // by `self` alone (consumed here, so each is destroyed once) and
+        // unused by pending work: this function's contract. An image's view
+        // is destroyed before the image, and a buffer's or image's memory is
+        // freed only after the object bound to it is destroyed.
         unsafe {
             match self {
                 Garbage::Buffer(b, a) => {

@@ -26,6 +26,7 @@ impl Default for ShaderSources {
 }
 
 impl ShaderSources {
+    /// The files of [`EMBEDDED_SHADERS`] alone.
     pub fn embedded() -> Self {
         Self {
             files: EMBEDDED_SHADERS
@@ -42,10 +43,12 @@ impl ShaderSources {
         self
     }
 
+    /// The source of the file at `path`, exactly as written in the set.
     pub fn get(&self, path: &str) -> Option<&str> {
         self.files.get(path).map(|s| s.as_ref())
     }
 
+    /// Every path in the set, in sorted order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.files.keys().map(String::as_str)
     }
@@ -85,11 +88,14 @@ fn normalise(path: &str) -> String {
 /// (`.vert`, `.frag`, `.comp`).
 #[derive(Clone, Debug, Default)]
 pub struct ShaderDesc {
+    /// The file's path in the [`ShaderSources`] set (`skin/lbs.vert`).
     pub file: String,
+    /// `(name, value)` macro definitions, as `#define name value`.
     pub defines: Vec<(String, String)>,
 }
 
 impl ShaderDesc {
+    /// `file` with no defines.
     pub fn new(file: &str) -> Self {
         Self {
             file: file.to_owned(),
@@ -97,16 +103,20 @@ impl ShaderDesc {
         }
     }
 
+    /// Adds the define `name` = `value`.
     pub fn define(mut self, name: &str, value: impl ToString) -> Self {
         self.defines.push((name.to_owned(), value.to_string()));
         self
     }
 
+    /// Adds every define of `defines`.
     pub fn defines(mut self, defines: &[(String, String)]) -> Self {
         self.defines.extend_from_slice(defines);
         self
     }
 
+    /// The stage the file's extension names (`.vert`, `.frag`, `.comp`);
+    /// another extension is [`GpuError::InvalidArgument`].
     pub fn stage(&self) -> GpuResult<vk::ShaderStageFlags> {
         let ext = self.file.rsplit('.').next().unwrap_or_default();
         match ext {
@@ -195,7 +205,8 @@ pub(crate) fn parse_error(file: &str, text: &str) -> GpuError {
     }
 }
 
-/// A shader module, destroyed on drop. Entry point `main`.
+/// A shader module, destroyed on drop. Entry point `main`. Keeps its SPIR-V
+/// (for the layout checks of [`super::reflect`]).
 pub struct ShaderModule {
     device: Arc<Device>,
     raw: vk::ShaderModule,
@@ -203,9 +214,14 @@ pub struct ShaderModule {
 }
 
 impl ShaderModule {
+    /// Creates a module from SPIR-V words (as [`compile`] returns them).
     pub fn new(device: &Arc<Device>, spirv: Vec<u32>) -> GpuResult<Self> {
         let info = vk::ShaderModuleCreateInfo::default().code(&spirv);
-        // SAFETY: SPIR-V from shaderc, valid create info.
+        // SAFETY: `device` is live (the caller's `Arc`); `info` points at
+        // `spirv`, a whole number of u32 words that lives for the call (and
+        // in `self` after). The code being valid SPIR-V is a valid-usage
+        // rule, not a memory-safety one: modules come from shaderc, and the
+        // validation layer checks the code.
         let raw = unsafe { device.raw().create_shader_module(&info, None)? };
         Ok(Self {
             device: device.clone(),
@@ -223,14 +239,18 @@ impl ShaderModule {
         Self::new(device, compile(sources, desc)?)
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::ShaderModule {
         self.raw
     }
 
+    /// The module's SPIR-V words.
     pub fn spirv(&self) -> &[u32] {
         &self.spirv
     }
 
+    /// The pipeline stage create info for this module as `stage`, entry
+    /// point `main`; `self` must outlive the pipeline creation that uses it.
     pub fn stage_info(
         &self,
         stage: vk::ShaderStageFlags,
@@ -244,7 +264,10 @@ impl ShaderModule {
 
 impl Drop for ShaderModule {
     fn drop(&mut self) {
-        // SAFETY: pipelines do not need their modules after creation.
+        // SAFETY: the module was created from `self.device` (kept alive by
+        // the `Arc`) and is destroyed once, here; pipelines do not need
+        // their modules after creation, and no creation call can be using it
+        // (those borrow the `ShaderModule`).
         unsafe { self.device.raw().destroy_shader_module(self.raw, None) };
     }
 }

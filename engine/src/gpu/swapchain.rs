@@ -5,7 +5,8 @@ use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 
 use super::{full_range, Device, GpuError, GpuResult, Instance};
 
-/// A window surface, destroyed on drop (before the instance: it holds it).
+/// A window surface, destroyed on drop (before the instance: it holds it
+/// alive).
 pub struct Surface {
     // Keeps the instance alive until the surface is destroyed.
     _instance: Arc<Instance>,
@@ -14,6 +15,10 @@ pub struct Surface {
 }
 
 impl Surface {
+    /// Creates a surface for the window behind `display` and `window`. The
+    /// instance must have been made with [`super::InstanceDesc::display`]
+    /// (else [`GpuError::InvalidArgument`]).
+    ///
     /// # Safety
     /// The window behind the handles must outlive the surface and every
     /// swapchain made from it.
@@ -27,8 +32,10 @@ impl Surface {
                 "the instance was created without a display (InstanceDesc::display)".into(),
             ));
         }
-        // SAFETY: the caller keeps the window alive; the instance has the
-        // WSI extensions for this display.
+        // SAFETY: the handles name a live window that outlives the surface
+        // (this function's contract); the instance is live (the caller's
+        // `Arc`, also kept by the surface) and has the WSI extensions for a
+        // display (`surface_support`, checked above).
         let raw = unsafe {
             ash_window::create_surface(&instance.entry, &instance.raw, display, window, None)?
         };
@@ -39,23 +46,31 @@ impl Surface {
         }))
     }
 
+    /// The Vulkan handle, valid while `self` lives.
     pub fn raw(&self) -> vk::SurfaceKHR {
         self.raw
     }
 
+    /// Whether queue family `family` of `physical` (a device of the same
+    /// instance) can present to the surface.
     pub fn supports_present(&self, physical: vk::PhysicalDevice, family: u32) -> GpuResult<bool> {
-        // SAFETY: live surface and physical device of the same instance.
+        // SAFETY: `self.raw` is a live surface of the instance `self` keeps
+        // alive, and `physical` one of that instance's devices (the
+        // documented contract; the engine passes devices it enumerated).
         Ok(unsafe {
             self.loader
                 .get_physical_device_surface_support(physical, family, self.raw)?
         })
     }
 
+    /// The surface's capabilities on `physical` (a device of the same
+    /// instance): image counts, extents, transforms.
     pub fn capabilities(
         &self,
         physical: vk::PhysicalDevice,
     ) -> GpuResult<vk::SurfaceCapabilitiesKHR> {
-        // SAFETY: as above.
+        // SAFETY: as in `supports_present`: a live surface and a physical
+        // device of the same live instance.
         Ok(unsafe {
             self.loader
                 .get_physical_device_surface_capabilities(physical, self.raw)?
@@ -65,7 +80,10 @@ impl Surface {
 
 impl Drop for Surface {
     fn drop(&mut self) {
-        // SAFETY: swapchains hold an Arc of the surface, so are gone.
+        // SAFETY: the surface was created from the instance `_instance` keeps
+        // alive and is destroyed once, here; swapchains hold an `Arc` of the
+        // surface, so every swapchain made from it is already destroyed. The
+        // window outlives the surface (`Surface::new`'s contract).
         unsafe { self.loader.destroy_surface(self.raw, None) };
     }
 }
@@ -82,8 +100,12 @@ pub struct SwapchainDesc {
 /// Result of acquiring an image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Acquired {
+    /// An image to draw into.
     Image {
+        /// Index of the image in the swapchain.
         index: u32,
+        /// The swapchain still works but no longer matches the surface
+        /// exactly: recreate after presenting this image.
         suboptimal: bool,
     },
     /// The surface changed (resize): recreate and skip the frame.
@@ -102,6 +124,13 @@ pub struct Swapchain {
 }
 
 impl Swapchain {
+    /// Creates a swapchain for `surface` (`device` must have been made with
+    /// it in [`super::DeviceDesc::surface`]) with one view per image:
+    /// a B8G8R8A8_UNORM or R8G8B8A8_UNORM format in the sRGB-nonlinear
+    /// colour space when offered (else the first format offered), FIFO or
+    /// (without vsync) IMMEDIATE/MAILBOX when offered, and one image more
+    /// than the surface's minimum (capped at its maximum).
+    /// A surface of zero size is [`GpuError::SwapchainOutOfDate`].
     /// `old`: the swapchain being replaced (the caller idles the device
     /// and drops it afterwards).
     pub fn new(
@@ -113,12 +142,15 @@ impl Swapchain {
         let loader = device.swapchain_loader()?;
         let pd = device.physical().raw;
         let caps = surface.capabilities(pd)?;
-        // SAFETY: live surface and physical device.
+        // SAFETY: `surface.raw` is a live surface (the caller's `Arc`) and
+        // `pd` the device's physical device, of the same instance (the device
+        // was created for this surface's instance).
         let formats = unsafe {
             surface
                 .loader
                 .get_physical_device_surface_formats(pd, surface.raw)?
         };
+        // SAFETY: as above.
         let modes = unsafe {
             surface
                 .loader
@@ -179,7 +211,12 @@ impl Swapchain {
             .present_mode(mode)
             .clipped(true)
             .old_swapchain(old.map_or(vk::SwapchainKHR::null(), |o| o.raw));
-        // SAFETY: valid create info; `old` is not used for anything else.
+        // SAFETY: `device` (which has the swapchain extension: `loader`
+        // exists) and `surface` are live, and `info` is a local naming them
+        // with an extent, count and format the surface offered. `old`, when
+        // given, is a live swapchain of the same surface: after this call it
+        // is retired, and its owner only idles the device and drops it
+        // (`Swapchain::new`'s documented contract).
         let raw = unsafe { loader.create_swapchain(&info, None)? };
         let mut me = Self {
             device: device.clone(),
@@ -190,7 +227,7 @@ impl Swapchain {
             format: format.format,
             extent,
         };
-        // SAFETY: a live swapchain.
+        // SAFETY: `raw` was just created by `loader` on the live device.
         me.images = unsafe { loader.get_swapchain_images(raw)? };
         for &image in &me.images {
             let info = vk::ImageViewCreateInfo::default()
@@ -199,6 +236,10 @@ impl Swapchain {
                 .format(me.format)
                 .subresource_range(full_range(vk::ImageAspectFlags::COLOR));
             // On error `me` drops and destroys the views made so far.
+            // SAFETY: `image` is one of the live swapchain's images (owned by
+            // the swapchain, which `me` destroys only after its views); the
+            // view's format is the swapchain's and its range the image's one
+            // level and layer; `info` lives for the call.
             let view = unsafe { device.raw().create_image_view(&info, None)? };
             me.views.push(view);
         }
@@ -213,34 +254,46 @@ impl Swapchain {
         Ok(me)
     }
 
+    /// The images' colour format.
     pub fn format(&self) -> vk::Format {
         self.format
     }
 
+    /// The images' size in pixels.
     pub fn extent(&self) -> vk::Extent2D {
         self.extent
     }
 
+    /// Image `index` (panics when out of range), owned by the swapchain.
     pub fn image(&self, index: u32) -> vk::Image {
         self.images[index as usize]
     }
 
+    /// The view of image `index` (panics when out of range).
     pub fn view(&self, index: u32) -> vk::ImageView {
         self.views[index as usize]
     }
 
+    /// Number of images in the swapchain.
     pub fn image_count(&self) -> usize {
         self.images.len()
     }
 
+    /// The surface the swapchain presents to.
     pub fn surface(&self) -> &Arc<Surface> {
         &self.surface
     }
 
     /// Acquires the next image, signalling `semaphore` when it is ready.
+    /// `semaphore` must be a semaphore of the same device with no pending
+    /// signal (the frame's acquire semaphore, whose last signal was waited
+    /// on by that frame's submission). Waits without a time limit.
     pub fn acquire(&self, semaphore: vk::Semaphore) -> GpuResult<Acquired> {
         let loader = self.device.swapchain_loader()?;
-        // SAFETY: the semaphore is unsignalled and not waited on elsewhere.
+        // SAFETY: `self.raw` is a live swapchain of `self.device` (kept alive
+        // by the `Arc`), not retired (a replacement idles the device and
+        // drops this one right after); `semaphore` has no pending signal and
+        // no other wait, per the documented contract; no fence is given.
         match unsafe { loader.acquire_next_image(self.raw, u64::MAX, semaphore, vk::Fence::null()) }
         {
             Ok((index, suboptimal)) => Ok(Acquired::Image { index, suboptimal }),
@@ -249,8 +302,10 @@ impl Swapchain {
         }
     }
 
-    /// Presents `index` once `wait` is signalled. `Ok(true)`: the
-    /// swapchain is suboptimal or out of date and should be recreated.
+    /// Presents `index` once `wait` is signalled. `index` must have been
+    /// acquired from this swapchain and `wait` be a semaphore of the same
+    /// device that the submission drawing the image signals. `Ok(true)`:
+    /// the swapchain is suboptimal or out of date and should be recreated.
     pub fn present(&self, index: u32, wait: vk::Semaphore) -> GpuResult<bool> {
         let loader = self.device.swapchain_loader()?;
         let swapchains = [self.raw];
@@ -261,7 +316,12 @@ impl Swapchain {
             .swapchains(&swapchains)
             .image_indices(&indices);
         let q = self.device.queue();
-        // SAFETY: the queue is locked; the image was acquired and rendered.
+        // SAFETY: the guard `q` holds the queue's lock (presenting needs the
+        // queue externally synchronised); `self.raw` is a live swapchain of
+        // this device and `index` an image acquired from it, as the caller
+        // promises; `info` points at the local arrays, alive for the call;
+        // `wait` is a semaphore of this device that the frame's submission
+        // signals.
         match unsafe { loader.queue_present(*q, &info) } {
             Ok(suboptimal) => Ok(suboptimal),
             Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(true),
@@ -273,13 +333,20 @@ impl Swapchain {
 impl Drop for Swapchain {
     fn drop(&mut self) {
         let d = self.device.raw();
-        // SAFETY: owners idle the device before dropping a swapchain.
+        // SAFETY: the views were created from `self.device` (kept alive by
+        // the `Arc`) and are destroyed once, here; no pending work uses them,
+        // since owners idle the device before dropping a swapchain
+        // (`WindowTarget::recreate` and its drop call `wait_idle`).
         unsafe {
             for &v in &self.views {
                 d.destroy_image_view(v, None);
             }
         }
         if let Ok(loader) = self.device.swapchain_loader() {
+            // SAFETY: `self.raw` was created by this loader on the live device
+            // and is destroyed once, after its views; the device is idle (see
+            // above), and the surface it was made for is still alive
+            // (`self.surface`).
             unsafe { loader.destroy_swapchain(self.raw, None) };
         }
     }

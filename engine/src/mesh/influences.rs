@@ -4,12 +4,16 @@
 /// Unused slots have weight zero.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Influences {
+    /// Slots per vertex (`k`).
     pub per_vertex: usize,
+    /// Joint (skin palette) index of each slot, `k` per vertex.
     pub joints: Vec<u16>,
+    /// Weight of each slot, `k` per vertex.
     pub weights: Vec<f32>,
 }
 
 impl Influences {
+    /// Influences from their parts, taken as they are (not checked).
     pub fn new(per_vertex: usize, joints: Vec<u16>, weights: Vec<f32>) -> Self {
         Self {
             per_vertex,
@@ -53,6 +57,9 @@ impl Influences {
             .unwrap_or(0)
     }
 
+    /// The joints and weights of vertex `v` (`per_vertex` each). Panics when
+    /// `v`'s slots run past `joints` or `weights` (`v` not below
+    /// [`Influences::vertex_count`] while `per_vertex > 0`).
     pub fn vertex(&self, v: usize) -> (&[u16], &[f32]) {
         let k = self.per_vertex;
         (

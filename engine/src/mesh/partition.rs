@@ -7,18 +7,28 @@ use super::Influences;
 /// Faults in mesh data handed to the mesh operations.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MeshError {
+    /// One triangle alone uses more distinct bones than a partition may
+    /// hold.
     #[error("triangle {triangle} needs {bones} bones, more than the palette capacity {capacity}")]
     TriangleNeedsTooManyBones {
+        /// The triangle's index (position in the index list / 3).
         triangle: usize,
+        /// Distinct bones it uses.
         bones: usize,
+        /// The palette capacity asked for.
         capacity: usize,
     },
+    /// A vertex index is not below the vertex count.
     #[error("index {index} at position {at} is outside the {vertices} vertices")]
     IndexOutOfRange {
+        /// Position of the index in the index list.
         at: usize,
+        /// The index.
         index: u32,
+        /// The vertex count.
         vertices: usize,
     },
+    /// Streams that do not fit together (the text says how).
     #[error("{0}")]
     Invalid(String),
 }

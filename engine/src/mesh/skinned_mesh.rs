@@ -8,13 +8,17 @@ use super::{Influences, MeshError};
 /// influences' joint indices refer to `Model::skins[skin]`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkinnedMesh {
+    /// The mesh's name in the file (may be empty).
     pub name: String,
+    /// Vertex positions, bind pose, model space.
     pub positions: Vec<Vec3>,
     /// Unit normals, one per vertex.
     pub normals: Vec<Vec3>,
     /// Empty when the file has no texture coordinates.
     pub uvs: Vec<Vec2>,
+    /// Joint influences of every vertex.
     pub influences: Influences,
+    /// Triangle list, three vertex indices per triangle.
     pub indices: Vec<u32>,
     /// Index into the model's skins.
     pub skin: usize,
@@ -23,10 +27,12 @@ pub struct SkinnedMesh {
 }
 
 impl SkinnedMesh {
+    /// Number of vertices (positions).
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }
 
+    /// Number of whole triangles in the index list.
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }

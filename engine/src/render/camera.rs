@@ -3,10 +3,25 @@ use glam::{Mat4, Vec2, Vec3, Vec4Swizzles};
 /// How the camera projects.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Projection {
-    /// Vertical field of view in radians.
-    Perspective { fov_y: f32, near: f32, far: f32 },
-    /// `height` world units fill the view vertically.
-    Orthographic { height: f32, near: f32, far: f32 },
+    /// A perspective projection.
+    Perspective {
+        /// Vertical field of view in radians.
+        fov_y: f32,
+        /// Distance to the near plane (depth 0), world units, > 0.
+        near: f32,
+        /// Distance to the far plane (depth 1), world units.
+        far: f32,
+    },
+    /// An orthographic projection: `height` world units fill the view
+    /// vertically.
+    Orthographic {
+        /// World units the view spans vertically.
+        height: f32,
+        /// Distance to the near plane (depth 0), world units.
+        near: f32,
+        /// Distance to the far plane (depth 1), world units.
+        far: f32,
+    },
 }
 
 /// A look-at camera. Conventions, explicitly: right-handed view space
@@ -19,13 +34,19 @@ pub enum Projection {
 /// height.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
+    /// Where the camera is, in world space.
     pub eye: Vec3,
+    /// The point it looks at.
     pub target: Vec3,
+    /// The world direction that is up on screen (not parallel to the view
+    /// direction).
     pub up: Vec3,
+    /// How it projects.
     pub projection: Projection,
 }
 
 impl Camera {
+    /// A camera at `eye` looking at `target` with `up` up.
     pub fn look_at(eye: Vec3, target: Vec3, up: Vec3, projection: Projection) -> Self {
         Self {
             eye,
@@ -94,6 +115,7 @@ impl Camera {
         )
     }
 
+    /// The view matrix: world space to right-handed view space (-Z forward).
     pub fn view(&self) -> Mat4 {
         Mat4::look_at_rh(self.eye, self.target, self.up)
     }
@@ -113,6 +135,7 @@ impl Camera {
         Mat4::from_scale(Vec3::new(1.0, -1.0, 1.0)) * gl_y_up
     }
 
+    /// Projection times view: world space to Vulkan clip space.
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         self.projection(aspect) * self.view()
     }

@@ -69,6 +69,7 @@ impl SkinCapture {
         })
     }
 
+    /// The skinning path this rig captures.
     pub fn path(&self) -> &SkinPath {
         &self.path
     }
@@ -142,7 +143,12 @@ impl SkinCapture {
         )?;
         let d = &self.device;
         let cmd = self.cmd;
-        // SAFETY: the pool's only buffer is not pending (the last run waited).
+        // SAFETY: `self.pool` is a live pool of `self.device`, owned by `self`
+        // and used only through `&mut self`, so externally synchronised. Its
+        // only buffer, `cmd`, is not pending: every earlier `run` waited for
+        // its submission's fence before returning, or failed before
+        // submitting (the exception: a run whose fence wait itself failed,
+        // i.e. timed out on a hung GPU and was reported as an error).
         unsafe {
             d.raw()
                 .reset_command_pool(self.pool.raw(), vk::CommandPoolResetFlags::empty())?

@@ -20,12 +20,14 @@ struct Slot {
 /// uniforms) that are safe to write now.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
+    /// The slot, `0..count`: which per-frame copy to use.
     pub index: usize,
     /// Frames begun so far through this `FramesInFlight`, this one included.
     pub number: u64,
     /// The frame's number on the device's frame clock (see
     /// [`Device::begin_frame`]): what deferred destruction waits for.
     pub serial: u64,
+    /// The slot's command buffer, begun and recording.
     pub cmd: vk::CommandBuffer,
     /// For swapchain targets: signalled when the acquired image is ready.
     pub image_available: vk::Semaphore,
@@ -44,6 +46,8 @@ pub struct FramesInFlight {
 }
 
 impl FramesInFlight {
+    /// `count` slots (at least one), each with a command buffer, a
+    /// signalled fence and an acquire semaphore.
     pub fn new(device: &Arc<Device>, count: usize) -> GpuResult<Self> {
         if count == 0 {
             return Err(GpuError::InvalidArgument("zero frames in flight".into()));
@@ -71,6 +75,7 @@ impl FramesInFlight {
         })
     }
 
+    /// Number of slots.
     pub fn count(&self) -> usize {
         self.slots.len()
     }
@@ -89,7 +94,11 @@ impl FramesInFlight {
         // The slot's last frame, and everything submitted before it, is done:
         // objects dropped while it was in flight can go now.
         self.device.frame_completed(slot.serial);
-        // SAFETY: the fence says the buffer is no longer pending.
+        // SAFETY: `slot.cmd` was allocated from `self._pool` (created with
+        // RESET_COMMAND_BUFFER, alive as long as `self`) on `self.device`;
+        // it is not pending, since the slot's fence, which its last
+        // submission signals, was just waited on; and `&mut self` means no
+        // other thread records into it.
         unsafe {
             self.device
                 .raw()
@@ -169,6 +178,7 @@ impl FramesInFlight {
         Ok(())
     }
 
+    /// Waits for every slot's last submission.
     pub fn wait_all(&self) -> GpuResult<()> {
         for s in &self.slots {
             s.fence.wait()?;

@@ -13,7 +13,10 @@ use crate::gpu::{
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct MarkerPush {
+    /// Clip-from-marker matrix (view-projection x joint x scale),
+    /// column-major.
     pub mvp: [[f32; 4]; 4],
+    /// Linear RGBA.
     pub color: [f32; 4],
 }
 
@@ -25,9 +28,13 @@ pub struct JointMarkers {
 }
 
 impl JointMarkers {
+    /// The vertex shader, in the shader sources.
     pub const VERTEX: &'static str = "debug/marker.vert";
+    /// The fragment shader, in the shader sources.
     pub const FRAGMENT: &'static str = "debug/marker.frag";
 
+    /// Compiles the marker shaders from `sources` and builds the pipeline
+    /// for the given attachment formats (depth `UNDEFINED` for none).
     pub fn new(
         device: &Arc<Device>,
         sources: &ShaderSources,
@@ -66,7 +73,10 @@ impl JointMarkers {
         })
     }
 
-    /// Records one cross of half-size `size` per joint model matrix.
+    /// Records one cross of half-size `size` per joint model matrix. `cmd`
+    /// must be a recording command buffer of the same device, inside a
+    /// rendering scope with attachments of the formats given to
+    /// [`JointMarkers::new`].
     pub fn record(
         &self,
         cmd: vk::CommandBuffer,
@@ -83,8 +93,12 @@ impl JointMarkers {
                     .to_cols_array_2d(),
                 color,
             };
-            // SAFETY: `cmd` is recording inside a rendering scope with this
-            // pipeline bound; the range matches the layout.
+            // SAFETY: `d` is live while `self.device` is; `cmd` is recording
+            // inside a rendering scope (the documented contract) with this
+            // pipeline, alive in `self`, bound just above; the pushed bytes
+            // are `size_of::<MarkerPush>()` at offset 0 for the VERTEX stage,
+            // exactly the layout's one range; the draw reads no vertex
+            // buffers (the shader builds the six vertices).
             unsafe {
                 d.cmd_push_constants(
                     cmd,

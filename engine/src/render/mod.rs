@@ -22,6 +22,8 @@ use crate::gpu::{vk, Device};
 
 /// Begins dynamic rendering into one colour (and optional depth) view,
 /// clearing both, with the viewport and scissor set to the whole extent.
+/// `cmd` must be a command buffer of `device` recording outside a rendering
+/// scope, and the views live views of `device` in the attachment layouts.
 pub(crate) fn begin_rendering(
     device: &Device,
     cmd: vk::CommandBuffer,
@@ -71,8 +73,12 @@ pub(crate) fn begin_rendering(
         max_depth: 1.0,
     };
     let d = device.raw();
-    // SAFETY: `cmd` is recording outside a rendering scope; the views are in
-    // attachment layouts (the callers' barriers).
+    // SAFETY: `d` is live for the `&Device` borrow; `info` points at
+    // `color_att` and `depth_att`, locals alive for the call; `cmd` is
+    // recording outside a rendering scope and the views are live, in
+    // attachment layouts (the callers' barriers), per the documented
+    // contract. Viewport and scissor are set inside the scope just begun, on
+    // pipelines that declare both dynamic.
     unsafe {
         d.cmd_begin_rendering(cmd, &info);
         d.cmd_set_viewport(cmd, 0, &[viewport]);

@@ -29,13 +29,19 @@ pub struct WindowTarget {
 /// An acquired swapchain image, valid for one frame.
 #[derive(Clone, Copy, Debug)]
 pub struct TargetImage {
+    /// Index of the image in the swapchain.
     pub index: u32,
+    /// The image's size in pixels.
     pub extent: vk::Extent2D,
 }
 
 impl WindowTarget {
+    /// The depth buffer's format.
     pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
+    /// A target for `surface` of `width` x `height` pixels; the swapchain is
+    /// made now unless the window has no area (then on the first acquire
+    /// after a resize). `device` must have been made for `surface`.
     pub fn new(
         device: &Arc<Device>,
         surface: &Arc<Surface>,
@@ -74,6 +80,8 @@ impl WindowTarget {
         self.recreations
     }
 
+    /// The current size in pixels: the swapchain's, or the last size given
+    /// to [`WindowTarget::resize`] while none matches it yet.
     pub fn extent(&self) -> vk::Extent2D {
         self.extent
     }
@@ -152,6 +160,8 @@ impl WindowTarget {
     }
 
     /// Transitions the image (and depth) for drawing and begins rendering.
+    /// `cmd` must be the recording command buffer of the frame that acquired
+    /// `image`, outside a rendering scope.
     pub fn begin(
         &self,
         cmd: vk::CommandBuffer,
@@ -194,13 +204,16 @@ impl WindowTarget {
         Ok(())
     }
 
-    /// Ends rendering and makes the image presentable.
+    /// Ends rendering and makes the image presentable. `cmd` must be the
+    /// command buffer given to [`WindowTarget::begin`], still inside the
+    /// rendering scope it began.
     pub fn end(&self, cmd: vk::CommandBuffer, image: TargetImage) -> GpuResult<()> {
         let sc = self
             .swapchain
             .as_ref()
             .ok_or(GpuError::SwapchainOutOfDate)?;
-        // SAFETY: inside the rendering scope begun by `begin`.
+        // SAFETY: `self.device` is live (the `Arc`); `cmd` is recording inside
+        // the rendering scope `begin` opened, per the documented contract.
         unsafe { self.device.raw().cmd_end_rendering(cmd) };
         pipeline_barrier(
             &self.device,

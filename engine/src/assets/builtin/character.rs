@@ -305,6 +305,7 @@ impl Rig {
 }
 
 impl Character {
+    /// Number of joints in the rig.
     pub const JOINTS: usize = 38;
 
     /// The character at its default detail ([`CharacterDesc::default`]).

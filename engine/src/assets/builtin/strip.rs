@@ -16,6 +16,7 @@ use crate::anim::{Skeleton, Transform};
 pub struct Strip;
 
 impl Strip {
+    /// Vertex positions, two per row, rows at y = 0..=5.
     pub const POSITIONS: [[f32; 3]; 12] = [
         [2.0, 0.0, 0.0],
         [2.0, 1.0, 0.0],
@@ -30,9 +31,11 @@ impl Strip {
         [2.0, 5.0, 0.0],
         [3.0, 5.0, 0.0],
     ];
+    /// Triangle list, two triangles per quad.
     pub const INDICES: [u32; 30] = [
         0, 1, 2, 2, 3, 0, 1, 4, 5, 5, 2, 1, 4, 6, 7, 7, 5, 4, 6, 8, 9, 9, 7, 6, 8, 10, 11, 11, 9, 8,
     ];
+    /// Four joint indices per vertex.
     pub const JOINT_INDICES: [[u16; 4]; 12] = [
         [0, 0, 0, 0],
         [1, 2, 0, 0],
@@ -47,6 +50,7 @@ impl Strip {
         [4, 0, 0, 0],
         [4, 0, 0, 0],
     ];
+    /// Three explicit weights per vertex; the fourth is `1 - w0 - w1 - w2`.
     pub const WEIGHTS: [[f32; 3]; 12] = [
         [1.0, 0.0, 0.0],
         [0.5, 0.5, 0.0],
@@ -64,6 +68,8 @@ impl Strip {
     /// The seed turns every joint about Z.
     pub const AXIS: Vec3 = Vec3::Z;
 
+    /// The five-joint chain `bone0`..`bone4`: the root at (2.5, 0.5, 0),
+    /// each child one unit up +Y from its parent, no rotation.
     pub fn skeleton() -> Skeleton {
         let names = (0..5).map(|k| format!("bone{k}")).collect();
         let parents = [None, Some(0), Some(1), Some(2), Some(3)];
@@ -83,6 +89,9 @@ impl Strip {
         }
     }
 
+    /// The whole model: skeleton, one skin over all joints, one mesh
+    /// (normals +Z), no clips (the animation is procedural, see
+    /// [`Strip::pose`]).
     pub fn model() -> Model {
         super::seed_model(
             "strip",

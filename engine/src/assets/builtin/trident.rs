@@ -8,6 +8,7 @@ use crate::assets::Model;
 pub struct Trident;
 
 impl Trident {
+    /// Number of joints.
     pub const JOINTS: usize = 7;
 
     /// Vertex positions (z = 0), exactly as the seed types them.
@@ -48,6 +49,7 @@ impl Trident {
         [1.0, 0.0, 0.0],
     ];
 
+    /// Four joint indices per vertex.
     pub const JOINT_INDICES: [[u16; 4]; 15] = [
         [2, 0, 0, 0],
         [1, 2, 0, 0],
@@ -89,6 +91,7 @@ impl Trident {
     /// First-child / sibling links, as seed 000 wires its `Bone` array.
     pub const FIRST_CHILD: [Option<usize>; 7] =
         [Some(1), Some(2), None, Some(4), None, Some(6), None];
+    /// Next-sibling links, the other half of [`Trident::FIRST_CHILD`].
     pub const SIBLING: [Option<usize>; 7] = [None, Some(3), None, Some(5), None, None, None];
 
     /// Model-space bind matrix of joint `i`: rotate about Z, then translate.

@@ -16,7 +16,10 @@ use crate::mesh::{compute_normals, SkinnedMesh};
 /// dual-quaternion skinning.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TwistCylinder {
+    /// Radius of the capsule.
     pub radius: f32,
+    /// Length of the cylinder part, along +Y (the hemispheres add `radius`
+    /// at each end).
     pub length: f32,
     /// Rings from y = 0 to y = `length`; odd puts one in the middle.
     pub rings: usize,
@@ -36,12 +39,15 @@ impl Default for TwistCylinder {
 }
 
 impl TwistCylinder {
+    /// Number of joints (`base`, `top`).
     pub const JOINTS: usize = 2;
     /// The joint that twists.
     pub const TOP: usize = 1;
     /// Seconds of the `"twist"` clip: 0 to 180 degrees and back.
     pub const TWIST_SECONDS: f32 = 4.0;
 
+    /// The two-joint chain: `base` at the origin, `top` its child half way
+    /// up (+Y by `length / 2`), no rotation.
     pub fn skeleton(&self) -> Skeleton {
         let bind = vec![
             Transform::IDENTITY,

@@ -110,15 +110,19 @@ pub struct GltfInfo {
 /// One animation channel as read: what it drives and how many keys it has.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChannelInfo {
+    /// Index of the node the channel targets.
     pub node: usize,
     /// Skeleton joint of `node`.
     pub joint: usize,
     /// `"translation"`, `"rotation"` or `"scale"`.
     pub path: &'static str,
+    /// Number of keys.
     pub keys: usize,
+    /// The sampler's interpolation.
     pub interpolation: Interpolation,
-    /// First and last key time, seconds.
+    /// First key time, seconds.
     pub start: f32,
+    /// Last key time, seconds.
     pub end: f32,
 }
 
