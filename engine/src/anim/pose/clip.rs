@@ -4,7 +4,7 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::quat::{slerp_angle, squad_setup};
 use super::timelines::Timelines;
-pub(crate) use crate::anim::simd::lanes::SquadSpan;
+pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};
 use crate::anim::{AnimError, Skeleton, Transform};
 
 /// How a track moves between its keys.
@@ -103,13 +103,6 @@ pub struct RawClip {
     pub tracks: Vec<RawJointTrack>,
 }
 
-/// Which part of a joint's transform a vec3 batch writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Vec3Field {
-    Translation,
-    Scale,
-}
-
 /// Translation or scale tracks that share a timeline, a field and an
 /// interpolation. Data are interval-major: everything sampled at one time
 /// lies together.
@@ -206,22 +199,6 @@ pub(crate) struct MatrixBatch {
 
 /// Batches narrower than this go to the solo layout instead.
 pub(crate) const SOLO_BELOW: usize = 3;
-
-/// Linear translation or scale tracks whose key times few other tracks
-/// share: track-major, one entry per track, so sampling one touches its
-/// own two keys and little else (a batch per track would scatter the
-/// sampler over many small allocations).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct SoloVec3 {
-    pub joints: Vec<u16>,
-    pub fields: Vec<Vec3Field>,
-    pub timelines: Vec<u32>,
-    /// First key of each track in `keys`.
-    pub offsets: Vec<u32>,
-    /// Every track's keys, then one `Vec3::ZERO` (so that a 16-byte load
-    /// of any key stays inside).
-    pub keys: Vec<Vec3>,
-}
 
 /// Linear and SQUAD rotation tracks in the solo layout.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -2,8 +2,6 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
-#[cfg(target_arch = "x86_64")]
-use super::soa::soa_float;
 use super::soa::PoseSink;
 use super::timelines::locate_all;
 use crate::anim::{AnimError, Clip, Interpolation, SoaPose, Transform};
@@ -502,9 +500,9 @@ unsafe fn sample_solo_squad_avx2<P: PoseSink + ?Sized>(
 }
 
 /// The solo translation and scale tracks and the linear solo rotations
-/// with AVX2. A vec3 track lerps its two keys in one register (each key
-/// one 16-byte load; the keys end with a padding key) and stores the
-/// three floats: the scalar loop's arithmetic, bit for bit. Rotations go
+/// with AVX2. The vec3 tracks go through the `solo_vec3` kernel (each
+/// lerped in one register: the scalar loop's arithmetic, bit for bit).
+/// Rotations go
 /// eight tracks at a time to `slerp_solo8`: each lane's keys, interval
 /// angle, reciprocal sine and fraction. A last group of fewer than eight
 /// repeats its last track in the spare lanes and stores only its own.
@@ -517,65 +515,10 @@ unsafe fn sample_solo_squad_avx2<P: PoseSink + ?Sized>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn sample_solo_avx2<P: PoseSink + ?Sized>(clip: &Clip, iv: &[u32], fr: &[f32], out: &mut P) {
-    use std::arch::x86_64::*;
-    use std::mem::offset_of;
-    let s = &clip.solo_vec3;
-    let (t_at, s_at) = (
-        offset_of!(Transform, translation),
-        offset_of!(Transform, scale),
-    );
-    let keys = s.keys.as_ptr() as *const f32;
-    debug_assert!(
-        P::SOA
-            || s.joints
-                .iter()
-                .all(|&j| (j as usize) < out.as_transforms().len())
-    );
-    debug_assert!(
-        !P::SOA
-            || s.joints
-                .iter()
-                .all(|&j| soa_float(j as usize, 9) < out.as_blocks().len() * 80)
-    );
-    // Transforms through `op`, a SoaPose's rows through `bp` (the other
-    // is empty and unused).
-    let op = out.as_transforms().as_mut_ptr() as *mut u8;
-    let bp = out.as_blocks().as_mut_ptr() as *mut f32;
-    let size = std::mem::size_of::<Transform>();
-    for k in 0..s.joints.len() {
-        // SAFETY (the block): built so: every index below is inside its
-        // array, keys `at` and `at + 1` are a track's (the padding key
-        // after the last), and the joint inside `out`.
-        unsafe {
-            let tl = *s.timelines.get_unchecked(k) as usize;
-            let (i, u) = (*iv.get_unchecked(tl), *fr.get_unchecked(tl));
-            let at = *s.offsets.get_unchecked(k) as usize + i as usize;
-            let k0 = _mm_loadu_ps(keys.add(at * 3));
-            let k1 = _mm_loadu_ps(keys.add(at * 3 + 3));
-            let r = _mm_add_ps(
-                _mm_mul_ps(k0, _mm_set1_ps(1.0 - u)),
-                _mm_mul_ps(k1, _mm_set1_ps(u)),
-            );
-            let field = if *s.fields.get_unchecked(k) == Vec3Field::Scale {
-                s_at
-            } else {
-                t_at
-            };
-            let j = *s.joints.get_unchecked(k) as usize;
-            if P::SOA {
-                // x, y, z into their three rows of the joint's block.
-                let row = if field == s_at { 7 } else { 0 };
-                let dst = bp.add(soa_float(j, row));
-                _mm_store_ss(dst, r);
-                _mm_store_ss(dst.add(8), _mm_movehdup_ps(r));
-                _mm_store_ss(dst.add(16), _mm_movehl_ps(r, r));
-                continue;
-            }
-            let dst = op.add(j * size + field) as *mut f32;
-            _mm_store_sd(dst as *mut f64, _mm_castps_pd(r));
-            _mm_store_ss(dst.add(2), _mm_movehl_ps(r, r));
-        }
-    }
+    // SAFETY: AVX2 and FMA enabled here; the clip was built whole (so
+    // its solo vec3 layout is as the kernel needs), `iv` and `fr` hold
+    // every timeline's, and `out` one transform per joint.
+    unsafe { crate::anim::simd::avx2::solo_vec3(&clip.solo_vec3, iv, fr, out) };
     let q = &clip.solo_quat;
     let n = q.linear;
     let mut base = 0;

@@ -1,7 +1,8 @@
 //! What the kernels share with the jobs that call them: the block form of
 //! eight vertices ([`Vec3x8`]), the cofactor normal matrix
 //! ([`cofactor`], [`similarity_cofactor`]), a baked SQUAD interval
-//! ([`SquadSpan`]), a clip's lane group of eight timelines ([`LaneGroup`])
+//! ([`SquadSpan`]), a clip's lane group of eight timelines ([`LaneGroup`]),
+//! its solo vec3 tracks ([`SoloVec3`], [`Vec3Field`])
 //! and the polynomial constants of the scalar and SIMD
 //! slerps; and, re-exported, the pose and palette types the kernels read
 //! and write. This module sits below both kernels and jobs: it imports no
@@ -12,6 +13,8 @@ use glam::{Mat3A, Quat, Vec3, Vec4};
 
 pub(crate) use crate::anim::palette::formats::{Affine4x3, DualQuat};
 pub(crate) use crate::anim::pose::skeleton::NO_PARENT;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use crate::anim::pose::soa::soa_float;
 pub(crate) use crate::anim::pose::soa::{PoseSink, SoaTransforms8};
 pub(crate) use crate::anim::pose::transform::Transform;
 
@@ -182,4 +185,27 @@ impl LaneGroup {
             self.starts[b] = behind.saturating_sub(1) as u8;
         }
     }
+}
+
+/// Which part of a joint's transform a vec3 batch writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Vec3Field {
+    Translation,
+    Scale,
+}
+
+/// Linear translation or scale tracks whose key times few other tracks
+/// share: track-major, one entry per track, so sampling one touches its
+/// own two keys and little else (a batch per track would scatter the
+/// sampler over many small allocations).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SoloVec3 {
+    pub joints: Vec<u16>,
+    pub fields: Vec<Vec3Field>,
+    pub timelines: Vec<u32>,
+    /// First key of each track in `keys`.
+    pub offsets: Vec<u32>,
+    /// Every track's keys, then one `Vec3::ZERO` (so that a 16-byte load
+    /// of any key stays inside).
+    pub keys: Vec<Vec3>,
 }

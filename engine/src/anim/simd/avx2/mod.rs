@@ -39,4 +39,4 @@ pub(crate) use lbs1::{lbs1_normals, LBS1_TABLE_MAX};
 pub(crate) use lbs_pipelined::{lbs_pipelined, packed_palette, PackedAffine, PACKED_PALETTE_MAX};
 pub(crate) use local_to_model::{local_to_model, LocalPose};
 pub(crate) use palette::palette_rows_4x3;
-pub(crate) use sampling::{slerp8, slerp_solo8, squad8, squad_solo8};
+pub(crate) use sampling::{slerp8, slerp_solo8, solo_vec3, squad8, squad_solo8};

@@ -333,3 +333,76 @@ pub unsafe fn slerp_solo8<P: PoseSink + ?Sized>(
         }
     }
 }
+
+/// The solo translation and scale tracks with AVX2: a track lerps its
+/// two keys in one register (each key one 16-byte load; the keys end with
+/// a padding key) and stores the three floats, into the joint's
+/// `Transform` or its three rows of a `SoaPose` block: the scalar loop's
+/// arithmetic, bit for bit.
+///
+/// # Safety
+/// The [tier contract](super); `s` was built by `Clip::build` (every
+/// index inside its array, a padding key after the last track's keys);
+/// `iv`, `fr` hold every timeline's interval and fraction (as
+/// `locate_all` writes them) and `out` one transform per joint of `s`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub unsafe fn solo_vec3<P: PoseSink + ?Sized>(s: &SoloVec3, iv: &[u32], fr: &[f32], out: &mut P) {
+    use std::mem::offset_of;
+    let (t_at, s_at) = (
+        offset_of!(Transform, translation),
+        offset_of!(Transform, scale),
+    );
+    let keys = s.keys.as_ptr() as *const f32;
+    debug_assert!(
+        P::SOA
+            || s.joints
+                .iter()
+                .all(|&j| (j as usize) < out.as_transforms().len())
+    );
+    debug_assert!(
+        !P::SOA
+            || s.joints
+                .iter()
+                .all(|&j| soa_float(j as usize, 9) < out.as_blocks().len() * 80)
+    );
+    // Transforms through `op`, a SoaPose's rows through `bp` (the other
+    // is empty and unused).
+    let op = out.as_transforms().as_mut_ptr() as *mut u8;
+    let bp = out.as_blocks().as_mut_ptr() as *mut f32;
+    let size = std::mem::size_of::<Transform>();
+    for k in 0..s.joints.len() {
+        // SAFETY: built so: every index in the block is inside its
+        // array, keys `at` and `at + 1` are a track's (the padding key
+        // after the last), and the joint inside `out`.
+        unsafe {
+            let tl = *s.timelines.get_unchecked(k) as usize;
+            let (i, u) = (*iv.get_unchecked(tl), *fr.get_unchecked(tl));
+            let at = *s.offsets.get_unchecked(k) as usize + i as usize;
+            let k0 = _mm_loadu_ps(keys.add(at * 3));
+            let k1 = _mm_loadu_ps(keys.add(at * 3 + 3));
+            let r = _mm_add_ps(
+                _mm_mul_ps(k0, _mm_set1_ps(1.0 - u)),
+                _mm_mul_ps(k1, _mm_set1_ps(u)),
+            );
+            let field = if *s.fields.get_unchecked(k) == Vec3Field::Scale {
+                s_at
+            } else {
+                t_at
+            };
+            let j = *s.joints.get_unchecked(k) as usize;
+            if P::SOA {
+                // x, y, z into their three rows of the joint's block.
+                let row = if field == s_at { 7 } else { 0 };
+                let dst = bp.add(soa_float(j, row));
+                _mm_store_ss(dst, r);
+                _mm_store_ss(dst.add(8), _mm_movehdup_ps(r));
+                _mm_store_ss(dst.add(16), _mm_movehl_ps(r, r));
+                continue;
+            }
+            let dst = op.add(j * size + field) as *mut f32;
+            _mm_store_sd(dst as *mut f64, _mm_castps_pd(r));
+            _mm_store_ss(dst.add(2), _mm_movehl_ps(r, r));
+        }
+    }
+}
