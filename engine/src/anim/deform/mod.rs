@@ -257,7 +257,7 @@ pub(crate) struct Prepared<'a> {
 /// elements from with lane permutes; otherwise the kernel reads each
 /// influence's matrix as one 64-byte load. Both tiers read a palette that
 /// is not on a boundary their loads need from a cache-line-aligned copy
-/// ([`avx2::aligned_palette`]), so that those loads never split lines.
+/// ([`avx2::aligned_palette`](crate::anim::simd::avx2::aligned_palette)), so that those loads never split lines.
 ///
 /// `prepared`: optionally the blocks of eight of `positions` and `normals`
 /// ([`BindVertices`]; the normals' empty when `normals` is), which the AVX2

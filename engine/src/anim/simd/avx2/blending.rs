@@ -1,9 +1,8 @@
 //! Blending of two or more poses, `[Transform]` and SoA.
 
+use super::common::soa4_from;
+use crate::anim::simd::lanes::{SoaTransforms8, Transform};
 use std::arch::x86_64::*;
-
-use super::common::*;
-use crate::anim::simd::lanes::*;
 
 /// Whether `Transform` has the layout [`blend2`] relies on: rotation in
 /// floats 0..4, translation in 4..7, scale in 7..10, padding after

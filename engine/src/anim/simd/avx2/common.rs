@@ -6,9 +6,8 @@
 
 use std::arch::x86_64::*;
 
+use crate::anim::simd::lanes::Vec3x8;
 use glam::{Affine3A, Vec3};
-
-use crate::anim::simd::lanes::*;
 
 /// Columns `[c0 | c1]` and `[c2 | t]` of an affine matrix. `Affine3A` is
 /// four `__m128` (every lane initialised), so two unaligned 256-bit
@@ -259,7 +258,7 @@ pub(crate) unsafe fn interleave_vec3x8(x: __m256, y: __m256, z: __m256) -> [__m2
 /// [`store_vec3x8`] to eight `Vec3` at `out`, which must lie on 16
 /// bytes, as six aligned 16-byte stores and no lane permutes: each
 /// 128-bit half of the interleaved rows goes straight to its place. In
-/// [`lbs_pipelined`], on an Emerald Rapids, 3.50 against 3.67 ns/vertex
+/// [`lbs_pipelined`](fn@super::lbs_pipelined), on an Emerald Rapids, 3.50 against 3.67 ns/vertex
 /// with the outputs 16 bytes past a cache line (as a large `Vec` from
 /// glibc; every other 32-byte store splits a line), and 3.54 against
 /// 3.63 with them 32 bytes past one (none split); alternated processes,

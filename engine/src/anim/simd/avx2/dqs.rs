@@ -3,10 +3,11 @@
 
 use std::arch::x86_64::*;
 
+use super::common::{
+    cofactor_times8, load_vec3x8, load_x8, normalised8, soa3_from, store_vec3x8_either,
+};
+use crate::anim::simd::lanes::{DualQuat, Vec3x8};
 use glam::{Mat3A, Vec3};
-
-use super::common::*;
-use crate::anim::simd::lanes::*;
 
 /// Transposes eight 8-float rows.
 ///
@@ -241,7 +242,7 @@ pub(crate) unsafe fn load3x8_or_block<const BLOCKS: bool>(
 /// applied to its position, its cofactor to its normal. Each vertex's
 /// matrix is blended in registers (columns 0 and 1 in one 256-bit
 /// accumulator, column 2 in a 128-bit one), then the eight go to SoA
-/// form as in [`lbs`]. Not inlined into the rigid kernels' loops; its
+/// form as in [`lbs`](fn@super::lbs). Not inlined into the rigid kernels' loops; its
 /// own target features, so that the closures inside get them too
 /// (without them the intrinsics there become calls).
 ///
@@ -309,7 +310,7 @@ pub(crate) unsafe fn scale_phase8<const K: usize>(
 }
 
 /// Defines a DQS table kernel, `$name`, compiled with `$features`:
-/// [`dqs_table`] (AVX2 and FMA) and [`dqs_table_avx512`] are the same
+/// [`dqs_table`] (AVX2 and FMA) and [`dqs_table_avx512`](crate::anim::simd::avx512::dqs_table_avx512) are the same
 /// code.
 macro_rules! dqs_table_kernel {
     ($(#[$doc:meta])* $name:ident, $features:literal, $halves:literal) => {

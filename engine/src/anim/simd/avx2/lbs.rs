@@ -4,9 +4,11 @@
 
 use std::arch::x86_64::*;
 
+use super::common::{
+    add_halves, cofactor_times8, cross128, cross256, load_affine, load_vec3x8, normalize3,
+    soa3_from, splat2, store3, store_normalised8, store_vec3x8,
+};
 use glam::{Affine3A, Vec3};
-
-use super::common::*;
 
 /// Linear blend skinning of `K` influences per vertex: each vertex's
 /// matrix is blended in AVX registers (with four influences, the
@@ -15,10 +17,10 @@ use super::common::*;
 /// paired with v + 4 by lane permutes, then unpacks) for the position,
 /// the cofactor normal and its normalisation, which then cost a few
 /// lanes each. The last vertices (fewer than eight) go one at a time.
-/// Two to four influences with normals take [`lbs_pipelined`] (the same
+/// Two to four influences with normals take [`lbs_pipelined`](fn@super::lbs_pipelined) (the same
 /// steps, blocks overlapped), positions without normals
 /// [`lbs_positions`], and one weightless influence with normals
-/// [`lbs1_normals`].
+/// [`lbs1_normals`](super::lbs1_normals).
 ///
 /// With `K == 1` and no weights (validated: each weight 1) the
 /// matrices are used as they are, no weight read or multiplied.

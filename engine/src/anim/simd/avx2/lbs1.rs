@@ -3,9 +3,8 @@
 
 use std::arch::x86_64::*;
 
+use crate::anim::simd::lanes::{cofactor, similarity_cofactor};
 use glam::{Affine3A, Vec3};
-
-use crate::anim::simd::lanes::*;
 
 /// One palette entry for one-influence skinning with normals: the
 /// matrix columns in the low halves, the cofactor's in the high ones,
@@ -58,7 +57,7 @@ fn lbs1_table<const UNIT: bool>(skin: &[Affine3A], table: &mut [std::mem::MaybeU
 /// lengths): the entries' flags ride in lane 7 (`0 n + f`), one OR and
 /// one sign mask per block.
 ///
-/// `stream` (see [`stream_outputs`]): with `UNIT`, and both outputs
+/// `stream` (see [`stream_outputs`](crate::anim::simd::select::stream_outputs)): with `UNIT`, and both outputs
 /// alike modulo 32 bytes, the blocks write their outputs with
 /// streaming stores, after a lead of up to seven vertices that puts
 /// them on 32 bytes, and prefetch their inputs. The lead and the tail
@@ -68,7 +67,7 @@ fn lbs1_table<const UNIT: bool>(skin: &[Affine3A], table: &mut [std::mem::MaybeU
 /// Returns whether it took the streaming path.
 ///
 /// # Safety
-/// As [`lbs`], with one influence per vertex, no weights, normals as
+/// As [`lbs`](fn@super::lbs), with one influence per vertex, no weights, normals as
 /// long as the positions and `skin.len() <= LBS1_TABLE_MAX`.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn lbs1_normals<const UNIT: bool>(

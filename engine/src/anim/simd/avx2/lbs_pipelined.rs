@@ -5,9 +5,12 @@ use std::arch::x86_64::*;
 
 use glam::{Affine3A, Vec3};
 
-use super::common::*;
+use super::common::{
+    cofactor_with_c1, cofactor_without_c1, load_vec3x8, load_x8, normalised8, soa4,
+    store_vec3x8_either,
+};
 use super::lbs::lbs;
-use crate::anim::simd::lanes::*;
+use crate::anim::simd::lanes::Vec3x8;
 
 /// One block's `cofactor(M) n` (x, y, z over the eight), before
 /// normalisation.
@@ -89,7 +92,7 @@ fn in_register(p: *const f32) -> *const f32 {
 }
 
 /// Vertex `v`'s blended matrix from a [`packed_palette`]: `[c0 t.x |
-/// c1 t.y]` and `[c2 t.z]` (as [`blend_affine`], with the second
+/// c1 t.y]` and `[c2 t.z]` (as `lbs::blend_affine`, with the second
 /// register's FMAs 128 bits wide). With `TIMES8`, `joints` holds the
 /// indices times 8.
 ///

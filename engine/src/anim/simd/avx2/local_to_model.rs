@@ -3,10 +3,9 @@
 
 use std::arch::x86_64::*;
 
+use super::common::{soa3_from, soa4_from};
+use crate::anim::simd::lanes::{SoaTransforms8, Transform, NO_PARENT};
 use glam::{Affine3A, Mat3A, Quat};
-
-use super::common::*;
-use crate::anim::simd::lanes::*;
 
 /// Local matrices of up to eight joints in structure-of-arrays form:
 /// `m[k][v]` is element k (column-major 3x3: c0.xyz, c1.xyz, c2.xyz) of

@@ -2,9 +2,8 @@
 
 use std::arch::x86_64::*;
 
+use crate::anim::simd::lanes::Affine4x3;
 use glam::Affine3A;
-
-use crate::anim::simd::lanes::*;
 
 /// The 4x3 palette from inverse binds stored as rows: row `i` of
 /// `model[joints[k]] * inverse_bind[k]` is `sum_q M[i][q] * inv_row[q]`

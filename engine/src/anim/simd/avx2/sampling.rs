@@ -2,10 +2,12 @@
 
 use std::arch::x86_64::*;
 
+use super::common::{soa4, soa4_from};
+use crate::anim::simd::lanes::{
+    soa_float, PoseSink, SoaTransforms8, SoloVec3, SquadSpan, Transform, Vec3Field, ACOS_COEFFS,
+    MIN_SLERP_ANGLE,
+};
 use glam::{Quat, Vec4};
-
-use super::common::*;
-use crate::anim::simd::lanes::*;
 
 /// `sin(x)` for x in [0, pi/2], as `quat::sin4`.
 ///

@@ -1,4 +1,4 @@
-//! [`dqs_table`](crate::anim::simd::avx2::dqs_table) compiled for AVX-512.
+//! The AVX2 tier's `dqs_table` compiled for AVX-512.
 
 use std::arch::x86_64::*;
 

@@ -4,7 +4,7 @@ use glam::Affine3A;
 
 use crate::anim::simd::avx2::local_to_model::{local_to_model_body, LocalPose};
 
-/// [`local_to_model`] compiled for AVX-512 (VL): the same code, but each
+/// [`local_to_model`](fn@crate::anim::simd::avx2::local_to_model) compiled for AVX-512 (VL): the same code, but each
 /// broadcast of a local matrix element folds into its multiply or FMA
 /// as an embedded broadcast, which Zen 4 does in the load unit, where a
 /// separate `vbroadcastss` takes a slot of the FMA pipes. Intel CPUs
@@ -13,7 +13,7 @@ use crate::anim::simd::avx2::local_to_model::{local_to_model_body, LocalPose};
 /// docs/kernel-notes.md).
 ///
 /// # Safety
-/// As [`local_to_model`], and the CPU has AVX-512 F and VL.
+/// As [`local_to_model`](fn@crate::anim::simd::avx2::local_to_model), and the CPU has AVX-512 F and VL.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 pub unsafe fn local_to_model_avx512<L: LocalPose + ?Sized>(
     parents: &[u16],
