@@ -9,7 +9,7 @@
 //! kernel and no job, only the leaf data-type modules re-exported here
 //! (which import no kernel either).
 
-use glam::{Mat3A, Quat, Vec3, Vec4};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 
 pub(crate) use crate::anim::palette::formats::{Affine4x3, DualQuat};
 pub(crate) use crate::anim::pose::skeleton::NO_PARENT;
@@ -17,6 +17,18 @@ pub(crate) use crate::anim::pose::skeleton::NO_PARENT;
 pub(crate) use crate::anim::pose::soa::soa_float;
 pub(crate) use crate::anim::pose::soa::{PoseSink, SoaTransforms8};
 pub(crate) use crate::anim::pose::transform::Transform;
+
+// The glam layouts the kernels read through raw pointers: an `Affine3A`
+// as 16 floats (columns at 0, 4, 8, translation at 12; w lanes unused),
+// a `Mat3A` as 12 (three 16-byte columns), a `Quat` as 4, a `Vec3` as 3.
+const _: () = assert!(
+    std::mem::size_of::<Affine3A>() == 64
+        && std::mem::offset_of!(Affine3A, matrix3) == 0
+        && std::mem::offset_of!(Affine3A, translation) == 48
+        && std::mem::size_of::<Mat3A>() == 48
+        && std::mem::size_of::<Quat>() == 16
+        && std::mem::size_of::<Vec3>() == 12
+);
 
 /// Eight vertices' x, y and z, eight floats each (one AVX register each):
 /// the block form of [`BindVertices`](crate::anim::BindVertices).

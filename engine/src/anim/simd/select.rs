@@ -63,7 +63,12 @@ pub(crate) fn tier() -> Tier {
     })
 }
 
-/// Whether the AVX2 + FMA paths may run.
+/// Whether the AVX2 + FMA paths may run: the one check of the jobs that
+/// have a single fast kernel (sampling's vec3 lerps, slerps, SQUAD and
+/// solo tracks; the timelines' lane groups and key counts; blending of two
+/// or more layers; the 4x3 palette rows; the joint-index scan). Jobs with
+/// more than one kernel choose with `lbs_kernel`, `dqs_kernel` and
+/// `local_to_model_tier` (x86-64 only).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub(crate) fn avx2_fma() -> bool {
