@@ -7,6 +7,7 @@ pub(crate) use crate::anim::simd::lanes::{cofactor, Vec3x8};
 
 mod bind;
 
+pub(crate) use bind::max_joint;
 pub use bind::{BindVertices, CheckedJoints};
 #[cfg(target_arch = "x86_64")]
 use std::mem::MaybeUninit;
@@ -126,25 +127,6 @@ pub(crate) fn validate_streams(
         )));
     }
     Ok(())
-}
-
-/// The largest joint index in `joints` (0 when empty). With AVX2 it takes
-/// sixteen indices per instruction (`vpmaxuw`); SSE2 has no unsigned
-/// 16-bit max, and this scan is a few per cent of a one-influence skin.
-#[inline]
-pub(crate) fn max_joint(joints: &[u16]) -> u16 {
-    #[cfg(target_arch = "x86_64")]
-    if super::simd::avx2_fma() {
-        /// # Safety
-        /// The CPU has AVX2.
-        #[target_feature(enable = "avx2")]
-        unsafe fn max_avx2(joints: &[u16]) -> u16 {
-            joints.iter().copied().fold(0u16, u16::max)
-        }
-        // SAFETY: the tier says the CPU has AVX2.
-        return unsafe { max_avx2(joints) };
-    }
-    joints.iter().copied().fold(0u16, u16::max)
 }
 
 impl LinearBlendJob<'_> {

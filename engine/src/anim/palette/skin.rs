@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::Affine4x3;
+use super::formats::Affine4x3;
 use crate::anim::{AnimError, Skeleton};
 
 /// Binds a mesh to joints of a skeleton: the mesh's joint index `k` means
