@@ -21,40 +21,58 @@
 //! ones above them; the scalar code they replace is kept as their tested
 //! definition. `VKSKIN_SCALAR=1` in the environment forces it, and
 //! `VKSKIN_SIMD=scalar|avx2|avx512` caps the tier.
+//!
+//! # Layout
+//!
+//! - `pose/`: the pose jobs and their data: `skeleton`, `transform`,
+//!   `quat`, `clip` and `timelines` (clips as built for sampling),
+//!   `sampling`, `blending`, `local_to_model`, `soa` (SoA poses) and
+//!   `crowd`. Each job file holds the scalar definition of its kernels.
+//! - `palette/`: skin matrices (`skin`: [`Skin`], [`PaletteSkin`]), the
+//!   palette entry formats (`formats`: [`Affine4x3`], [`QuatTranslation`],
+//!   [`DualQuat`]) and the encoders into them.
+//! - `deform/`: CPU skinning (LBS, quaternion + translation, DQS jobs),
+//!   with `bind` ([`BindVertices`], [`CheckedJoints`]). Not the engine's
+//!   GPU skinning (`crate::skin`).
+//! - `simd/`: the kernels. `select` is the one place that reads the CPU
+//!   (features, vendor, L2 size) and the environment and chooses each
+//!   job's kernel; `lanes` holds what kernels share with their callers
+//!   (`Vec3x8`, `cofactor`, `SquadSpan`, ...) and sits below both;
+//!   `avx2/` and `avx512/` hold one file per kernel family (sampling,
+//!   timelines, blending, local-to-model, palette, LBS, DQS). Job files
+//!   import kernels; kernels import only `lanes` (and, in `avx512/`, the
+//!   AVX2 tier's `common` helpers), never a job.
+//!
+//! To add a kernel: write it in its family's file under `simd/<tier>/`
+//! (its `# Safety` referring to the tier contract in that folder's
+//! `mod.rs`), take shared types from `simd::lanes`, choose it in
+//! `simd::select`, call it from the job, and add a test comparing it with
+//! the job's scalar definition on every tier the CPU has
+//! (`simd::testable_tiers`).
 
-mod blending;
-mod clip;
-mod crowd;
+mod deform;
 mod error;
-mod local_to_model;
 mod palette;
-mod quat;
-mod sampling;
+mod pose;
 mod simd;
-mod skeleton;
-mod skin;
-mod skinning;
-mod soa;
-mod timelines;
-mod transform;
 
-pub use blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
-pub use clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
-pub use crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
+pub use deform::{
+    normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
+    QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
+};
 pub use error::AnimError;
-pub use local_to_model::{LocalToModelJob, SoaLocalToModelJob};
+pub use palette::skin::{PaletteSkin, Skin};
 pub use palette::{
     dual_quat_of, encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation,
     polar_rotation, quat_translation_of, Affine4x3, DualQuat, PaletteHierarchy, PaletteReport,
     QuatTranslation, SCALE_TOLERANCE,
 };
-pub use quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
-pub use sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamplingJob};
-pub use skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
-pub use skin::{PaletteSkin, Skin};
-pub use skinning::{
-    normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
-    QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
-};
-pub use soa::{SoaPose, SoaTransforms8, SOA_LANES};
-pub use transform::Transform;
+pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
+pub use pose::clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
+pub use pose::local_to_model::{LocalToModelJob, SoaLocalToModelJob};
+pub use pose::quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
+pub use pose::sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamplingJob};
+pub use pose::skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
+pub use pose::soa::{SoaPose, SoaTransforms8, SOA_LANES};
+pub use pose::transform::Transform;

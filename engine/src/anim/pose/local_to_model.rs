@@ -1,13 +1,13 @@
 use glam::Affine3A;
 
-#[cfg(target_arch = "x86_64")]
-use super::simd::x86::LocalPose;
-#[cfg(target_arch = "x86_64")]
-use super::simd::Tier;
 use super::soa::PoseRead;
 #[cfg(target_arch = "x86_64")]
-use super::SoaTransforms8;
-use super::{AnimError, Skeleton, SoaPose, Transform, NO_PARENT};
+use crate::anim::simd::avx2::LocalPose;
+#[cfg(target_arch = "x86_64")]
+use crate::anim::simd::Tier;
+#[cfg(target_arch = "x86_64")]
+use crate::anim::SoaTransforms8;
+use crate::anim::{AnimError, Skeleton, SoaPose, Transform, NO_PARENT};
 
 /// Local-to-model: `model[i] = model[parent[i]] * local[i]`, roots taking
 /// `root * local[i]`. One forward pass over the flat arrays.
@@ -139,14 +139,7 @@ fn run_job<L: Locals + ?Sized>(
     validate_job(skeleton, locals.joints(), models.len(), from, to)?;
     #[cfg(target_arch = "x86_64")]
     {
-        let tier = match super::simd::tier() {
-            // The AVX-512 build is the AVX2 code with its broadcasts folded
-            // into the FMAs and the translation's sum split: a gain where a
-            // separate broadcast takes an FMA-pipe slot (AMD), none where
-            // it is a load alone (Intel), whose CPUs take the AVX2 build.
-            Tier::Avx512 if super::simd::x86::intel() => Tier::Avx2,
-            tier => tier,
-        };
+        let tier = crate::anim::simd::select::local_to_model_tier();
         if tier > Tier::Scalar {
             run_fast(skeleton, locals, root, from, to, models, tier);
             return Ok(());
@@ -167,15 +160,17 @@ fn run_fast<L: Locals + ?Sized>(
     models: &mut [Affine3A],
     tier: Tier,
 ) {
-    use super::simd::x86;
+    use crate::anim::simd::avx2;
     let (p, l) = (skeleton.parents(), locals.kernel());
     // SAFETY: the caller checked the tier and validate() (a SoaPose has a
     // block for every eight joints); a Skeleton guarantees parents[i] < i.
     unsafe {
         match tier {
             Tier::Scalar => run_scalar(skeleton, locals, root, from, to, models),
-            Tier::Avx512 => x86::local_to_model_avx512(p, l, root, from, to, models),
-            _ => x86::local_to_model(p, l, root, from, to, models),
+            Tier::Avx512 => {
+                crate::anim::simd::avx512::local_to_model_avx512(p, l, root, from, to, models)
+            }
+            _ => avx2::local_to_model(p, l, root, from, to, models),
         }
     }
 }
@@ -253,7 +248,7 @@ mod tests {
             .map(str::trim)
             .expect("/proc/cpuinfo names the vendor");
         assert_eq!(
-            crate::anim::simd::x86::intel(),
+            crate::anim::simd::select::intel(),
             vendor == "GenuineIntel",
             "{vendor}"
         );

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::{
+use crate::anim::{
     AnimError, Clip, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Skin,
     Transform,
 };

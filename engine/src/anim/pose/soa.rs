@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::{AnimError, Transform};
+use crate::anim::{AnimError, Transform};
 
 /// Joints per [`SoaTransforms8`] block.
 pub const SOA_LANES: usize = 8;
@@ -21,6 +21,16 @@ pub struct SoaTransforms8 {
     pub rotation: [[f32; SOA_LANES]; 4],
     pub scale: [[f32; SOA_LANES]; 3],
 }
+
+// `soa_float` and the SIMD sampling and blending kernels address a block
+// as 80 floats: rows 0..3 translation, 3..7 rotation, 7..10 scale.
+const _: () = assert!(
+    std::mem::size_of::<SoaTransforms8>() == 80 * 4
+        && std::mem::align_of::<SoaTransforms8>() == 32
+        && std::mem::offset_of!(SoaTransforms8, translation) == 0
+        && std::mem::offset_of!(SoaTransforms8, rotation) == 3 * 32
+        && std::mem::offset_of!(SoaTransforms8, scale) == 7 * 32
+);
 
 impl SoaTransforms8 {
     /// Eight identity transforms.
@@ -74,10 +84,10 @@ impl Default for SoaTransforms8 {
 /// job that writes a `SoaPose` keeps them so, which lets the SIMD jobs run
 /// whole blocks.
 ///
-/// [`SoaSamplingJob`](super::SoaSamplingJob) (or
-/// [`Playback::sample_soa`](super::Playback::sample_soa)),
-/// [`SoaBlendingJob`](super::SoaBlendingJob) and
-/// [`SoaLocalToModelJob`](super::SoaLocalToModelJob) read and write it:
+/// [`SoaSamplingJob`](crate::anim::SoaSamplingJob) (or
+/// [`Playback::sample_soa`](crate::anim::Playback::sample_soa)),
+/// [`SoaBlendingJob`](crate::anim::SoaBlendingJob) and
+/// [`SoaLocalToModelJob`](crate::anim::SoaLocalToModelJob) read and write it:
 /// a frame's pose jobs with no conversion between them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SoaPose {

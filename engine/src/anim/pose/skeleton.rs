@@ -3,7 +3,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use glam::Affine3A;
 
-use super::{AnimError, Transform};
+use crate::anim::{AnimError, Transform};
 
 /// Parent index of a root joint.
 pub const NO_PARENT: u16 = u16::MAX;

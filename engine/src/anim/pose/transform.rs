@@ -2,11 +2,38 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 
 /// A joint's local transform as translation, rotation and scale, applied as
 /// `T * R * S` (scale first) to column vectors.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// `repr(C)` with the rotation first: floats 0..4 the rotation (x, y, z,
+/// w), 4..7 the translation, 7..10 the scale, then padding to 48 bytes.
+/// The AVX2 kernels read it through raw pointers in that layout
+/// (`simd::avx2::TRANSFORM_PACKED`, the sampling and local-to-model
+/// kernels); the assertion below keeps it.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq)]
 pub struct Transform {
-    pub translation: Vec3,
     pub rotation: Quat,
+    pub translation: Vec3,
     pub scale: Vec3,
+}
+
+const _: () = assert!(
+    std::mem::size_of::<Transform>() == 48
+        && std::mem::align_of::<Transform>() == 16
+        && std::mem::offset_of!(Transform, rotation) == 0
+        && std::mem::offset_of!(Transform, translation) == 16
+        && std::mem::offset_of!(Transform, scale) == 28
+);
+
+// Debug prints the fields in their `T * R * S` order, as before the
+// layout put the rotation first.
+impl std::fmt::Debug for Transform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transform")
+            .field("translation", &self.translation)
+            .field("rotation", &self.rotation)
+            .field("scale", &self.scale)
+            .finish()
+    }
 }
 
 impl Default for Transform {

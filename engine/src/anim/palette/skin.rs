@@ -1,6 +1,7 @@
 use glam::Affine3A;
 
-use super::{Affine4x3, AnimError, Skeleton};
+use super::formats::Affine4x3;
+use crate::anim::{AnimError, Skeleton};
 
 /// Binds a mesh to joints of a skeleton: the mesh's joint index `k` means
 /// skeleton joint `joints[k]`, whose skinning matrix is
@@ -138,11 +139,16 @@ impl PaletteSkin {
             )));
         }
         #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_fma() {
+        if crate::anim::simd::avx2_fma() {
             // SAFETY: AVX2 + FMA checked; lengths equal (new() and above)
             // and every joint inside `model` (its largest, above).
             unsafe {
-                super::simd::x86::palette_rows_4x3(model, &self.joints, &self.inverse_rows, out)
+                crate::anim::simd::avx2::palette_rows_4x3(
+                    model,
+                    &self.joints,
+                    &self.inverse_rows,
+                    out,
+                )
             };
             return Ok(());
         }
@@ -243,7 +249,7 @@ mod tests {
                 // SAFETY: testable_tiers lists only tiers this CPU runs
                 // (AVX2 + FMA at least); lengths equal, joints < 70.
                 unsafe {
-                    crate::anim::simd::x86::palette_rows_4x3(
+                    crate::anim::simd::avx2::palette_rows_4x3(
                         &model,
                         &skin.joints,
                         &prepared.inverse_rows,

@@ -4,7 +4,8 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::quat::{slerp_angle, squad_setup};
 use super::timelines::Timelines;
-use super::{AnimError, Skeleton, Transform};
+pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};
+use crate::anim::{AnimError, Skeleton, Transform};
 
 /// How a track moves between its keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,13 +103,6 @@ pub struct RawClip {
     pub tracks: Vec<RawJointTrack>,
 }
 
-/// Which part of a joint's transform a vec3 batch writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Vec3Field {
-    Translation,
-    Scale,
-}
-
 /// Translation or scale tracks that share a timeline, a field and an
 /// interpolation. Data are interval-major: everything sampled at one time
 /// lies together.
@@ -124,19 +118,6 @@ pub(crate) struct Vec3Batch {
     /// a value (not `Vec3A`'s sixteen): the sampler's arithmetic is the
     /// same, the clip a quarter smaller.
     pub data: Vec<Vec3>,
-}
-
-/// One SQUAD interval, set up once at build time: `Squad(q1, a, b, c, u)`
-/// with the two fixed-end slerps' angles and reciprocal sines
-/// (`angles = [theta(q1, c), 1/sin, theta(a, b), 1/sin]`); `b` is already in
-/// `a`'s hemisphere, `c` in `q1`'s.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct SquadSpan {
-    pub q1: Quat,
-    pub c: Quat,
-    pub a: Quat,
-    pub b: Quat,
-    pub angles: Vec4,
 }
 
 /// Rotation tracks that share a timeline and an interpolation.
@@ -218,22 +199,6 @@ pub(crate) struct MatrixBatch {
 
 /// Batches narrower than this go to the solo layout instead.
 pub(crate) const SOLO_BELOW: usize = 3;
-
-/// Linear translation or scale tracks whose key times few other tracks
-/// share: track-major, one entry per track, so sampling one touches its
-/// own two keys and little else (a batch per track would scatter the
-/// sampler over many small allocations).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct SoloVec3 {
-    pub joints: Vec<u16>,
-    pub fields: Vec<Vec3Field>,
-    pub timelines: Vec<u32>,
-    /// First key of each track in `keys`.
-    pub offsets: Vec<u32>,
-    /// Every track's keys, then one `Vec3::ZERO` (so that a 16-byte load
-    /// of any key stays inside).
-    pub keys: Vec<Vec3>,
-}
 
 /// Linear and SQUAD rotation tracks in the solo layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -993,109 +958,4 @@ fn normalise_rotations(mut t: Track<Quat>) -> Track<Quat> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn track_infos_list_what_plays() {
-        let (skeleton, _) = Skeleton::new(
-            vec!["a".into(), "b".into()],
-            &[None, Some(0)],
-            vec![Transform::IDENTITY; 2],
-        )
-        .unwrap();
-        let mut a = RawJointTrack::new(0);
-        a.rotation = RawTrack::new(
-            Interpolation::Squad,
-            vec![0.5, 1.0, 2.0],
-            vec![Quat::IDENTITY, Quat::from_rotation_x(0.3), Quat::IDENTITY],
-        );
-        a.scale = RawTrack::new(Interpolation::Step, vec![0.0], vec![Vec3::ONE]);
-        // b's matrix track replaces its translation track.
-        let mut b = RawJointTrack::new(1);
-        b.translation = RawTrack::new(Interpolation::Linear, vec![0.0, 1.0], vec![Vec3::ZERO; 2]);
-        b.matrix = RawTrack::new(
-            Interpolation::Nearest,
-            vec![0.0, 3.0],
-            vec![Affine3A::IDENTITY; 2],
-        );
-        let raw = RawClip {
-            name: "c".into(),
-            duration: 0.0,
-            tracks: vec![a, b],
-        };
-        let clip = Clip::build(&raw, &skeleton).unwrap();
-        let infos = clip.track_infos();
-        assert_eq!(clip.track_count(), 3);
-        assert_eq!(
-            infos
-                .iter()
-                .map(|t| (t.joint, t.channel, t.keys))
-                .collect::<Vec<_>>(),
-            vec![
-                (0, Channel::Rotation, 3),
-                (0, Channel::Scale, 1),
-                (1, Channel::Matrix, 2)
-            ]
-        );
-        assert_eq!((infos[0].start, infos[0].end), (0.5, 2.0));
-        assert_eq!(infos[0].interpolation, Interpolation::Squad);
-        assert_eq!(clip.duration(), 3.0);
-    }
-
-    /// `bytes` grows with the keys and counts at least the key values
-    /// themselves (30 keys of translation, rotation and scale: 40 bytes a
-    /// key) and the key times.
-    #[test]
-    fn bytes_count_what_the_clip_holds() {
-        let joints = 16;
-        let (skeleton, _) = Skeleton::new(
-            (0..joints).map(|i| format!("j{i}")).collect(),
-            &(0..joints)
-                .map(|i| if i == 0 { None } else { Some(i - 1) })
-                .collect::<Vec<_>>(),
-            vec![Transform::IDENTITY; joints],
-        )
-        .unwrap();
-        let clip = |keys: usize, shared: bool| {
-            let tracks = (0..joints)
-                .map(|j| {
-                    let times = |c: usize| -> Vec<f32> {
-                        let o = if shared {
-                            0.0
-                        } else {
-                            (j * 3 + c) as f32 * 1e-3
-                        };
-                        (0..keys).map(|k| k as f32 / keys as f32 + o).collect()
-                    };
-                    let mut t = RawJointTrack::new(j);
-                    t.translation =
-                        RawTrack::new(Interpolation::Linear, times(0), vec![Vec3::X; keys]);
-                    t.rotation = RawTrack::new(
-                        Interpolation::Linear,
-                        times(1),
-                        (0..keys).map(|k| Quat::from_rotation_y(k as f32)).collect(),
-                    );
-                    t.scale = RawTrack::new(Interpolation::Linear, times(2), vec![Vec3::ONE; keys]);
-                    t
-                })
-                .collect();
-            let raw = RawClip {
-                name: "memory".into(),
-                duration: 1.0,
-                tracks,
-            };
-            Clip::build(&raw, &skeleton).unwrap()
-        };
-        let small = clip(10, true).bytes();
-        let big = clip(30, true).bytes();
-        let unshared = clip(30, false).bytes();
-        assert!(big > small, "{big} > {small}");
-        assert!(big >= joints * 30 * 40 + 30 * 4, "{big}");
-        // Unshared: a timeline per track, 3 per joint, 30 times each.
-        assert!(
-            unshared >= joints * 30 * 40 + 3 * joints * 30 * 4,
-            "{unshared}"
-        );
-    }
-}
+mod tests;

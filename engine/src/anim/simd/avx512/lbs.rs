@@ -11,7 +11,7 @@ use std::arch::x86_64::*;
 
 use glam::{Affine3A, Vec3};
 
-use crate::anim::skinning::Vec3x8;
+use crate::anim::simd::lanes::Vec3x8;
 
 /// Lanes between sixteen `Vec3` (48 floats: registers m0, m1, m2) and three
 /// registers of x, y and z over the vertices.
@@ -70,8 +70,13 @@ const GATHER: [[i32; 16]; 3] = [gather_lanes(0), gather_lanes(1), gather_lanes(2
 const SCATTER: [[i32; 16]; 3] = [scatter_lanes(0), scatter_lanes(1), scatter_lanes(2)];
 
 impl Vec3Lanes {
+    /// # Safety
+    /// The [tier contract](super): the CPU has this tier's target features;
+    /// nothing else (no raw pointer, no unchecked index).
     #[inline(always)]
     unsafe fn new() -> Self {
+        // SAFETY: the caller upholds this function's `# Safety` contract, which
+        // covers every operation in the block.
         unsafe {
             let l = |a: &[i32; 16]| _mm512_loadu_si512(a.as_ptr() as *const _);
             let k = |r: usize| {
@@ -90,8 +95,13 @@ impl Vec3Lanes {
     }
 
     /// x, y, z of the sixteen `Vec3` at `p` (48 floats).
+    ///
+    /// # Safety
+    /// The [tier contract](super); `p` is valid for reading 48 floats.
     #[inline(always)]
     unsafe fn load(&self, p: *const f32) -> [__m512; 3] {
+        // SAFETY: the caller upholds this function's `# Safety` contract, which
+        // covers every operation in the block.
         unsafe {
             let m0 = _mm512_loadu_ps(p);
             let m1 = _mm512_loadu_ps(p.add(16));
@@ -107,8 +117,13 @@ impl Vec3Lanes {
     }
 
     /// Writes x, y, z as sixteen `Vec3` at `p` (48 floats).
+    ///
+    /// # Safety
+    /// The [tier contract](super); `p` is valid for writing 48 floats.
     #[inline(always)]
     unsafe fn store(&self, p: *mut f32, v: [__m512; 3]) {
+        // SAFETY: the caller upholds this function's `# Safety` contract, which
+        // covers every operation in the block.
         unsafe {
             let x = _mm512_permutexvar_ps(self.scatter[0], v[0]);
             let y = _mm512_permutexvar_ps(self.scatter[1], v[1]);
@@ -126,8 +141,14 @@ impl Vec3Lanes {
 /// over the rows, in order `c0.xyz, c1.xyz, c2.xyz, t.xyz` (w is dropped):
 /// in-lane transposes of four rows at a time, then a 4x4 transpose of the
 /// 128-bit lanes.
+///
+/// # Safety
+/// The [tier contract](super): the CPU has this tier's target features;
+/// nothing else (no raw pointer, no unchecked index).
 #[inline(always)]
 unsafe fn soa12(r: &[__m512; 16]) -> [__m512; 12] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let mut x = [_mm512_setzero_ps(); 4];
         let mut y = x;
@@ -153,8 +174,14 @@ unsafe fn soa12(r: &[__m512; 16]) -> [__m512; 12] {
 
 /// A 4x4 transpose of 128-bit lanes: lane c of the result i is lane i of
 /// `s[c]`.
+///
+/// # Safety
+/// The [tier contract](super): the CPU has this tier's target features;
+/// nothing else (no raw pointer, no unchecked index).
 #[inline(always)]
 unsafe fn lanes4(s: [__m512; 4]) -> [__m512; 4] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let a = _mm512_shuffle_f32x4::<0b01_00_01_00>(s[0], s[1]);
         let b = _mm512_shuffle_f32x4::<0b01_00_01_00>(s[2], s[3]);
@@ -170,8 +197,14 @@ unsafe fn lanes4(s: [__m512; 4]) -> [__m512; 4] {
 }
 
 /// `a x b` over sixteen lanes.
+///
+/// # Safety
+/// The [tier contract](super): the CPU has this tier's target features;
+/// nothing else (no raw pointer, no unchecked index).
 #[inline(always)]
 unsafe fn cross16(a: [__m512; 3], b: [__m512; 3]) -> [__m512; 3] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         [
             _mm512_fmsub_ps(a[1], b[2], _mm512_mul_ps(a[2], b[1])),
@@ -184,8 +217,14 @@ unsafe fn cross16(a: [__m512; 3], b: [__m512; 3]) -> [__m512; 3] {
 /// `v / |v|` for sixteen vectors, zero in the lanes outside `live` and for
 /// zero vectors. `vrsqrt14ps` (relative error below 2^-14) and one Newton
 /// step: ~1e-7 relative.
+///
+/// # Safety
+/// The [tier contract](super): the CPU has this tier's target features;
+/// nothing else (no raw pointer, no unchecked index).
 #[inline(always)]
 unsafe fn normalize16(v: [__m512; 3], live: __mmask16) -> [__m512; 3] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let d = _mm512_fmadd_ps(
             v[0],
@@ -211,12 +250,19 @@ unsafe fn normalize16(v: [__m512; 3], live: __mmask16) -> [__m512; 3] {
 /// Volatile reads, because LLVM otherwise merges the sixteen vertices'
 /// indices into vector loads and takes each out with `vpextrd` (two
 /// micro-ops each on the vector side, where this kernel is busiest).
+///
+/// # Safety
+/// The [tier contract](super); `js` is valid for reading `K` consecutive
+/// `u16` (on 2 bytes, as a `*const u16` is).
 #[inline(always)]
 unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let mut out = [0usize; K];
         let mut k = 0;
         while k + 4 <= K {
+            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
             let c = std::ptr::read_volatile(js.add(k) as *const [u16; 4]);
             let c = u64::from_le_bytes(std::mem::transmute::<[u16; 4], [u8; 8]>(c));
             for (i, o) in out[k..k + 4].iter_mut().enumerate() {
@@ -225,6 +271,7 @@ unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
             k += 4;
         }
         if k + 2 <= K {
+            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
             let c = std::ptr::read_volatile(js.add(k) as *const [u16; 2]);
             let c = u32::from_le_bytes(std::mem::transmute::<[u16; 2], [u8; 4]>(c));
             out[k] = c as u16 as usize;
@@ -232,6 +279,7 @@ unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
             k += 2;
         }
         if k < K {
+            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
             out[k] = std::ptr::read_volatile(js.add(k)) as usize;
         }
         out
@@ -240,8 +288,15 @@ unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
 
 /// `sum_k w_k skin[j_k]` as one register (`[c0 | c1 | c2 | t]`); with one
 /// influence, the entry itself (see [`lbs_block`]).
+///
+/// # Safety
+/// The [tier contract](super); `js` is valid for reading `K` indices and,
+/// with `K > 1`, `ws` for reading `K` floats; `skin` points at a palette
+/// of 16-float entries holding every entry those indices name.
 #[inline(always)]
 unsafe fn blend_row<const K: usize>(skin: *const f32, js: *const u16, ws: *const f32) -> __m512 {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let js = joint_indices::<K>(js);
         let entry = |k: usize| _mm512_loadu_ps(skin.add(16 * js[k]));
@@ -302,8 +357,12 @@ struct Blended<const K: usize> {
 }
 
 impl<const K: usize> Matrices for Blended<K> {
+    /// # Safety
+    /// As [`Matrices::soa`].
     #[inline(always)]
     unsafe fn soa(&self, b: &Block) -> [__m512; 12] {
+        // SAFETY: the caller upholds this function's `# Safety` contract, which
+        // covers every operation in the block.
         unsafe { soa12(&blend16::<K>(self.skin, b.joints, b.weights)) }
     }
 }
@@ -347,8 +406,12 @@ struct Table<'a, const Q: usize> {
 }
 
 impl<const Q: usize> Matrices for Table<'_, Q> {
+    /// # Safety
+    /// As [`Matrices::soa`].
     #[inline(always)]
     unsafe fn soa(&self, b: &Block) -> [__m512; 12] {
+        // SAFETY: the caller upholds this function's `# Safety` contract, which
+        // covers every operation in the block.
         unsafe {
             let idx = _mm512_cvtepu16_epi32(_mm256_loadu_si256(b.joints as *const __m256i));
             let high = _mm512_test_epi32_mask(idx, _mm512_set1_epi32(32));
@@ -380,6 +443,12 @@ impl<const Q: usize> Matrices for Table<'_, Q> {
 /// a weight of zero (or subnormal, infinite, NaN) gives a zero normal as
 /// the reference does. (The reference's `w^2` also underflows for
 /// weights below about 1e-19, which then still give a unit normal here.)
+///
+/// # Safety
+/// The [tier contract](super); `blk` points at sixteen vertices of streams
+/// that passed validation against `mats`'s palette: `K` joints and
+/// weights each, positions (and with `with_normals`, normals) readable,
+/// the outputs writable, for all sixteen.
 #[inline(always)]
 unsafe fn lbs_block<M: Matrices, const K: usize>(
     mats: &M,
@@ -387,6 +456,8 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
     with_normals: bool,
     lanes: &Vec3Lanes,
 ) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         lbs_finish::<K, false>(
             mats.soa(&blk),
@@ -402,6 +473,10 @@ unsafe fn lbs_block<M: Matrices, const K: usize>(
 /// over the vertices (`c0.xyz, c1.xyz, c2.xyz, t.xyz`). With `BLOCKS`, the
 /// positions and normals come from `xb`: the first of the two blocks of
 /// eight ([`Vec3x8`]) each that hold the block's sixteen vertices.
+///
+/// # Safety
+/// As [`lbs_block`]; with `BLOCKS`, `xb` point at two consecutive
+/// [`Vec3x8`] each (the positions', then the normals').
 #[inline(always)]
 unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
     mats: [__m512; 12],
@@ -410,6 +485,8 @@ unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
     lanes: &Vec3Lanes,
     xb: [*const Vec3x8; 2],
 ) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let (m, live) = lbs_positions_cofactor::<K, BLOCKS>(mats, blk, with_normals, lanes, xb);
         if with_normals {
@@ -421,6 +498,9 @@ unsafe fn lbs_finish<const K: usize, const BLOCKS: bool>(
 /// [`lbs_finish`] up to the normals' normalisation: stores the positions
 /// and returns the cofactor products (zero without normals) and the lanes
 /// whose normals are live.
+///
+/// # Safety
+/// As [`lbs_finish`].
 #[inline(always)]
 unsafe fn lbs_positions_cofactor<const K: usize, const BLOCKS: bool>(
     mats: [__m512; 12],
@@ -429,6 +509,8 @@ unsafe fn lbs_positions_cofactor<const K: usize, const BLOCKS: bool>(
     lanes: &Vec3Lanes,
     xb: [*const Vec3x8; 2],
 ) -> ([__m512; 3], __mmask16) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let [c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z, tx, ty, tz] = mats;
         let [px, py, pz] = if BLOCKS {
@@ -517,11 +599,13 @@ unsafe fn lbs_positions_cofactor<const K: usize, const BLOCKS: bool>(
 ///
 /// # Safety
 /// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
-/// `skinning::validate_streams` against the `skin` entries (every joint
+/// `deform::validate_streams` against the `skin` entries (every joint
 /// index inside, lengths consistent, `normals` empty or as long as
 /// `positions`), and `1 <= K <= 8`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 pub(crate) unsafe fn lbs<const K: usize>(skin: *const f32, s: Streams) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         lbs_run::<_, K>(&Blended::<K> { skin }, s);
     }
@@ -529,12 +613,19 @@ pub(crate) unsafe fn lbs<const K: usize>(skin: *const f32, s: Streams) {
 
 /// The sixteen blended rows (`[c0 | c1 | c2 | t]`) of the block whose
 /// joints and weights start at `js` and `ws`.
+///
+/// # Safety
+/// The [tier contract](super); `js` and `ws` are valid for `16 K` entries
+/// (the weights only with `K > 1`), each index naming an entry of `skin`
+/// (16-float entries).
 #[inline(always)]
 unsafe fn blend16<const K: usize>(
     skin: *const f32,
     js: *const u16,
     ws: *const f32,
 ) -> [__m512; 16] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         // Written out: as a loop LLVM keeps the rows in memory.
         let r = |v: usize| blend_row::<K>(skin, js.add(v * K), ws.add(v * K));
@@ -561,10 +652,19 @@ unsafe fn blend16<const K: usize>(
 
 /// Sixteen vertices' x, y and z from two consecutive blocks of eight
 /// ([`Vec3x8`]): a 32-byte load and a 32-byte insert each.
+///
+/// # Safety
+/// The [tier contract](super); `b` is valid for reading two consecutive
+/// [`Vec3x8`].
 #[inline(always)]
 unsafe fn load_x16(b: *const Vec3x8) -> [__m512; 3] {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
-        let (lo, hi) = (super::load_x8(&*b), super::load_x8(&*b.add(1)));
+        let (lo, hi) = (
+            crate::anim::simd::avx2::common::load_x8(&*b),
+            crate::anim::simd::avx2::common::load_x8(&*b.add(1)),
+        );
         [0, 1, 2].map(|c| _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo[c]), hi[c]))
     }
 }
@@ -603,6 +703,8 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
     normal_blocks: &[Vec3x8],
 ) {
     debug_assert!(K > 1);
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let mats = Blended::<K> { skin };
         let lanes = Vec3Lanes::new();
@@ -661,10 +763,12 @@ pub(crate) unsafe fn lbs_pipelined<const K: usize, const BLOCKS: bool>(
 ///
 /// # Safety
 /// The CPU has AVX-512 F, VL, BW, DQ; the streams passed
-/// `skinning::validate_streams` against the palette `palette` was built
+/// `deform::validate_streams` against the palette `palette` was built
 /// from, with one influence per vertex.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 pub(crate) unsafe fn lbs1_table(palette: &SoaPalette, palette_len: usize, s: Streams) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         if palette_len <= 16 {
             lbs_run::<_, 1>(&Table::<1> { palette }, s);
@@ -786,6 +890,10 @@ impl<'a> Streams<'a> {
 /// [`lbs_padded`]. (Not a function taking the block loop as a closure: a
 /// closure here would not inherit the kernels' target features, and its
 /// intrinsics would be calls.)
+///
+/// # Safety
+/// The [tier contract](super); the streams `s` passed validation against
+/// `mats`'s palette, and `lead <= s.len()`.
 #[inline(always)]
 unsafe fn lead_then_blocks<'a, M: Matrices, const K: usize>(
     mats: &M,
@@ -793,6 +901,8 @@ unsafe fn lead_then_blocks<'a, M: Matrices, const K: usize>(
     lead: usize,
     lanes: &Vec3Lanes,
 ) -> (Block, usize, Streams<'a>) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let (head, body) = s.split::<K>(lead);
         lbs_padded::<M, K>(mats, head, lanes);
@@ -804,8 +914,14 @@ unsafe fn lead_then_blocks<'a, M: Matrices, const K: usize>(
 
 /// The lead, the loop over blocks of sixteen vertices, then the padded
 /// tail.
+///
+/// # Safety
+/// The [tier contract](super); the streams `s` passed validation against
+/// `mats`'s palette.
 #[inline(always)]
 unsafe fn lbs_run<M: Matrices, const K: usize>(mats: &M, s: Streams) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let with_normals = !s.normals.is_empty();
         let lanes = Vec3Lanes::new();
@@ -820,8 +936,14 @@ unsafe fn lbs_run<M: Matrices, const K: usize>(mats: &M, s: Streams) {
 
 /// Fewer than sixteen vertices (none: nothing) through [`lbs_block`],
 /// from padded copies.
+///
+/// # Safety
+/// The [tier contract](super); the streams `s` (fewer than sixteen
+/// vertices) passed validation against `mats`'s palette.
 #[inline(always)]
 unsafe fn lbs_padded<M: Matrices, const K: usize>(mats: &M, s: Streams, lanes: &Vec3Lanes) {
+    // SAFETY: the caller upholds this function's `# Safety` contract, which
+    // covers every operation in the block.
     unsafe {
         let rest = s.len();
         if rest == 0 {

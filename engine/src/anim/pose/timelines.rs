@@ -16,8 +16,7 @@
 //! keys in each lane come out of the same scan. Longer timelines, and the last few short ones that do not fill a
 //! group, lie whole one after another and keep a per-timeline cursor.
 
-/// Timelines in a lane group.
-pub(crate) const LANES: usize = 8;
+pub(crate) use crate::anim::simd::lanes::{LaneGroup, LANES, SEEK_BUCKETS};
 
 /// Longest timeline (in keys) a lane group takes: counting every row costs
 /// about what a cursor check costs up to here, and clips of many
@@ -34,72 +33,9 @@ pub(crate) struct KeysAt {
     pub stride: u32,
 }
 
-/// Buckets of a lane group's seek index ([`LaneGroup::starts`]).
-pub(crate) const SEEK_BUCKETS: usize = 16;
-
 // The seek index names rows in a `u8`: a group has at most
 // `LANE_KEYS_MAX` rows.
 const _: () = assert!(LANE_KEYS_MAX <= u8::MAX as usize + 1);
-
-/// Eight timelines in lanes: `rows` rows of eight floats from `at`, and
-/// each member's own key count (its `KeysAt::len` again, side by side so
-/// that the AVX2 kernel reads all eight in one load).
-///
-/// A seek index lets a jump skip the rows before `t`: the group's span
-/// (from its earliest first key, `t0`) is cut into [`SEEK_BUCKETS`] equal
-/// buckets (`per` of them a second), and `starts[b]` is the last row at or
-/// before bucket `b`'s start in every lane (0 when there is none). Like
-/// the previous sample's interval, it is a hint, tested before it is used.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct LaneGroup {
-    pub at: u32,
-    pub rows: u32,
-    pub lens: [i32; LANES],
-    pub t0: f32,
-    pub per: f32,
-    pub starts: [u8; SEEK_BUCKETS],
-}
-
-impl LaneGroup {
-    /// The seek index's bucket of `t` (any float; out of range clamps).
-    #[inline(always)]
-    pub fn bucket(&self, t: f32) -> usize {
-        // `as` saturates: below t0 (or NaN) gives 0.
-        (((t - self.t0) * self.per) as usize).min(SEEK_BUCKETS - 1)
-    }
-
-    /// Fills `t0`, `per` and `starts` from the group's rows (`times` from
-    /// `at`), each row of [`LANES`] keys rising down every lane (`+inf`
-    /// padding last).
-    fn index_seeks(&mut self, times: &[f32]) {
-        let rows = self.rows as usize;
-        let row = |k: usize| &times[self.at as usize + k * LANES..][..LANES];
-        let t0 = row(0).iter().copied().fold(f32::INFINITY, f32::min);
-        let end = (0..LANES)
-            .map(|lane| row(self.lens[lane] as usize - 1)[lane])
-            .fold(f32::NEG_INFINITY, f32::max);
-        let per = SEEK_BUCKETS as f32 / (end - t0);
-        self.t0 = t0;
-        self.per = if per.is_finite() && per > 0.0 {
-            per
-        } else {
-            0.0
-        };
-        for b in 0..SEEK_BUCKETS {
-            // The smallest time that falls in bucket b (about: a start a
-            // little late only makes the hint fail its test).
-            let start = if self.per > 0.0 {
-                t0 + b as f32 / self.per
-            } else {
-                t0
-            };
-            let behind = (0..rows)
-                .take_while(|&k| row(k).iter().all(|&v| v <= start))
-                .count();
-            self.starts[b] = behind.saturating_sub(1) as u8;
-        }
-    }
-}
 
 /// Every timeline of a clip (see the module notes).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -200,7 +136,7 @@ impl Timelines {
 
 /// Every timeline's interval `i` and fraction `u` at `t` (see
 /// [`locate_one`]) into `interval` and `fraction`. With AVX2, lane groups
-/// are counted eight timelines at a time ([`locate_group_avx2`]); the
+/// are counted eight timelines at a time ([`locate_group_avx2`](crate::anim::simd::avx2::timelines::locate_group_avx2)); the
 /// other timelines go one at a time from their cursors.
 pub(crate) fn locate_all(
     tl: &Timelines,
@@ -210,7 +146,7 @@ pub(crate) fn locate_all(
     fraction: &mut [f32],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if super::simd::avx2_fma() {
+    if crate::anim::simd::avx2_fma() {
         // SAFETY: the tier says the CPU has AVX2 and FMA (and so POPCNT).
         unsafe { locate_all_avx2(tl, t, cursors, interval, fraction) };
         return;
@@ -235,6 +171,10 @@ fn locate_from<const SIMD: bool>(
     }
 }
 
+/// # Safety
+/// The CPU has AVX2, FMA and POPCNT; `tl` was built by
+/// [`Timelines::build`]; `cursors`, `interval` and `fraction` are as long
+/// as `tl.keys`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt")]
 unsafe fn locate_all_avx2(
@@ -250,7 +190,7 @@ unsafe fn locate_all_avx2(
         // SAFETY: AVX2 enabled here; the group lies inside `times` (built
         // so), and `lanes` inside both outputs (as long as `tl.keys`).
         unsafe {
-            locate_group_avx2(
+            crate::anim::simd::avx2::timelines::locate_group_avx2(
                 &tl.times,
                 group,
                 t,
@@ -260,106 +200,6 @@ unsafe fn locate_all_avx2(
         };
     }
     locate_from::<true>(tl, grouped, t, cursors, interval, fraction);
-}
-
-/// [`locate_one`] for the eight timelines of `group` at once: the number
-/// of keys at or before `t` per lane (a compare and a subtract per row;
-/// the `+inf` padding never counts) and the interval's two keys (kept by a
-/// blend and a minimum per row as the scan passes them), then the
-/// fraction divided out; lanes at or before their first key, or at
-/// or after their last, take `(0, 0)` and `(len - 2, 1)`. Every lane's
-/// result is the scalar one, bit for bit. `interval` comes in holding the
-/// previous sample's intervals: a hint for where the count may start,
-/// tested before it is used (whatever it holds, the result is the same).
-///
-/// # Safety
-/// The CPU has AVX2; `group` was laid out in `times` by
-/// [`Timelines::build`] (`rows` rows of eight from `at`, each `lens` entry
-/// between 2 and `rows`; the seek index is only a hint); both outputs hold
-/// eight entries.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn locate_group_avx2(
-    times: &[f32],
-    group: &LaneGroup,
-    t: f32,
-    interval: &mut [u32],
-    fraction: &mut [f32],
-) {
-    use std::arch::x86_64::*;
-    debug_assert!(group.at as usize + group.rows as usize * LANES <= times.len());
-    debug_assert!(interval.len() == LANES && fraction.len() == LANES);
-    unsafe {
-        let base = times.as_ptr().add(group.at as usize);
-        let tv = _mm256_set1_ps(t);
-        // Two counts (even and odd rows) halve the chain of subtracts.
-        let mut c1 = _mm256_setzero_si256();
-        let rows = group.rows as usize;
-        let row = |k: usize| _mm256_loadu_ps(base.add(k * LANES));
-        let le = |v: __m256| _mm256_cmp_ps::<_CMP_LE_OQ>(v, tv);
-        // Rows rise in every lane (+inf padding last). So every row before
-        // one at or before t in all eight lanes is too, and the count can
-        // start at such a row. Two hints name one: the previous sample's
-        // smallest interval (playing on, it skips all but a few rows) and
-        // the seek index's row for t's bucket (after a jump, it skips all
-        // but two or three). Each is tested (so any hint is safe), and the
-        // later of those that pass is taken without a branch (which way a
-        // test goes after a jump is not predictable). And once a row lies
-        // after t in all eight lanes, so do the rest: the scan stops there.
-        let hint = (interval.iter().copied().min().unwrap_or(0) as usize).min(rows - 1);
-        let seek = (*group.starts.get_unchecked(group.bucket(t)) as usize).min(rows - 1);
-        let passes = |h: usize| _mm256_movemask_ps(le(row(h))) == 0xFF;
-        let hint = if passes(hint) { hint } else { 0 };
-        let seek = if passes(seek) { seek } else { 0 };
-        let mut k = hint.max(seek);
-        let mut c0 = _mm256_set1_epi32(k as i32);
-        // Each lane's interval keys come out of the scan: the last row at
-        // or before t (rows rise, so the last one taken) and the first
-        // after it (the least of those after).
-        let inf = _mm256_set1_ps(f32::INFINITY);
-        let (mut lo, mut hi) = (_mm256_setzero_ps(), inf);
-        let mut take = |v: __m256| {
-            let m = le(v);
-            lo = _mm256_blendv_ps(lo, v, m);
-            hi = _mm256_min_ps(hi, _mm256_blendv_ps(v, inf, m));
-            _mm256_castps_si256(m)
-        };
-        while k + 2 <= rows {
-            let even = take(row(k));
-            let odd = take(row(k + 1));
-            c0 = _mm256_sub_epi32(c0, even);
-            c1 = _mm256_sub_epi32(c1, odd);
-            k += 2;
-            if _mm256_testz_si256(odd, odd) != 0 {
-                k = rows;
-            }
-        }
-        if k < rows {
-            c0 = _mm256_sub_epi32(c0, take(row(k)));
-        }
-        let count = _mm256_add_epi32(c0, c1);
-        let lens = _mm256_loadu_si256(group.lens.as_ptr() as *const __m256i);
-        let first = _mm256_cmp_ps::<_CMP_LE_OQ>(tv, _mm256_loadu_ps(base));
-        let last = _mm256_cmpeq_epi32(count, lens);
-        let i = _mm256_min_epi32(
-            _mm256_max_epi32(
-                _mm256_sub_epi32(count, _mm256_set1_epi32(1)),
-                _mm256_setzero_si256(),
-            ),
-            _mm256_sub_epi32(lens, _mm256_set1_epi32(2)),
-        );
-        // At or before the first key: interval 0 (repeated first keys
-        // counted more than one).
-        let i = _mm256_andnot_si256(_mm256_castps_si256(first), i);
-        _mm256_storeu_si256(interval.as_mut_ptr() as *mut __m256i, i);
-        // Inside (neither end): lo = key(i) <= t < hi = key(i + 1), so
-        // hi - lo > 0. At either end the fraction is set below.
-        let u = _mm256_div_ps(_mm256_sub_ps(tv, lo), _mm256_sub_ps(hi, lo));
-        let u = _mm256_min_ps(_mm256_max_ps(u, _mm256_setzero_ps()), _mm256_set1_ps(1.0));
-        let u = _mm256_blendv_ps(u, _mm256_set1_ps(1.0), _mm256_castsi256_ps(last));
-        let u = _mm256_andnot_ps(first, u);
-        _mm256_storeu_ps(fraction.as_mut_ptr(), u);
-    }
 }
 
 /// Finds interval `i` with `key(i) <= t < key(i+1)` and the fraction
@@ -412,40 +252,9 @@ fn count_keys<const SIMD: bool>(times: &[f32], t: f32) -> usize {
     #[cfg(target_arch = "x86_64")]
     if SIMD && (8..=LANE_KEYS_MAX).contains(&times.len()) {
         // SAFETY: SIMD only where the CPU has AVX2; at least 8 keys.
-        return unsafe { count_at_or_before_avx2(times, t) };
+        return unsafe { crate::anim::simd::avx2::timelines::count_at_or_before_avx2(times, t) };
     }
     keys_at_or_before(times, t)
-}
-
-/// `keys_at_or_before` for `8 <= times.len()`: a compare and a bit count
-/// per eight keys, the last eight loaded flush with the end (their lanes
-/// already counted shifted out).
-///
-/// # Safety
-/// The CPU has AVX2 and POPCNT; `times.len()` is at least 8.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-unsafe fn count_at_or_before_avx2(times: &[f32], t: f32) -> usize {
-    use std::arch::x86_64::*;
-    let n = times.len();
-    let p = times.as_ptr();
-    let tv = _mm256_set1_ps(t);
-    let le = |i: usize| {
-        // SAFETY: i + 8 <= n.
-        let k = unsafe { _mm256_loadu_ps(p.add(i)) };
-        _mm256_movemask_ps(_mm256_cmp_ps(k, tv, _CMP_LE_OQ)) as u32
-    };
-    let mut count = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        count += le(i).count_ones();
-        i += 8;
-    }
-    if i < n {
-        count += (le(n - 8) >> (8 - (n - i))).count_ones();
-    }
-    count as usize
 }
 
 /// How many keys are at or before `t` (`partition_point(|k| k <= t)` on
@@ -515,7 +324,9 @@ mod tests {
                 ts.extend((0..8).map(|_| rng.gen_range(-0.5..5.5f32)));
                 for t in ts {
                     // SAFETY: AVX2 checked above; n >= 8.
-                    let got = unsafe { count_at_or_before_avx2(&times, t) };
+                    let got = unsafe {
+                        crate::anim::simd::avx2::timelines::count_at_or_before_avx2(&times, t)
+                    };
                     assert_eq!(got, times.partition_point(|&k| k <= t), "{n} {t} {times:?}");
                 }
             }

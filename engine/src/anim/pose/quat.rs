@@ -17,6 +17,8 @@
 
 use glam::{Quat, Vec3, Vec4};
 
+pub(crate) use crate::anim::simd::lanes::{ACOS_COEFFS, MIN_SLERP_ANGLE};
+
 /// `sin(x)` for `x` in `[0, pi/2]` (Taylor to x^11, |error| < 6e-8), all
 /// four lanes at once so the two or three sines a slerp needs cost one
 /// polynomial.
@@ -32,20 +34,6 @@ pub(crate) fn sin4(x: Vec4) -> Vec4 {
     x * p
 }
 
-/// Abramowitz and Stegun 4.4.46: `acos(x) = sqrt(1 - x) * sum a_i x^i`
-/// on `[0, 1]`, |error| <= 2e-8. Highest power first, digits as published.
-#[allow(clippy::excessive_precision)]
-pub(crate) const ACOS_COEFFS: [f32; 8] = [
-    -0.001_262_491_1,
-    0.006_670_090_1,
-    -0.017_088_125_6,
-    0.030_891_881_0,
-    -0.050_174_304_6,
-    0.088_978_987_4,
-    -0.214_598_801_6,
-    1.570_796_305_0,
-];
-
 /// `acos(x)` for `x` in `[0, 1]` from [`ACOS_COEFFS`].
 #[inline(always)]
 pub(crate) fn acos01(x: f32) -> f32 {
@@ -55,11 +43,6 @@ pub(crate) fn acos01(x: f32) -> f32 {
     }
     (1.0 - x).max(0.0).sqrt() * p
 }
-
-/// Below this angle (radians) between two quaternions a slerp is a lerp to
-/// within f32 precision; the weights are still computed with this angle so
-/// the code has no branch and no division by a vanishing sine.
-pub(crate) const MIN_SLERP_ANGLE: f32 = 1e-4;
 
 /// The angle between `a` and `b` after the shortest-path flip, and the
 /// reciprocal of its sine: what a slerp between fixed endpoints needs.
