@@ -43,14 +43,17 @@
 //! and one frame is open at a time. The renderer keeps vkskin's frame clock
 //! from these calls (a slot's `begin_frame` retires its previous frame;
 //! the next `begin_frame` counts the frame before as submitted), so
-//! deferred destruction needs nothing more from the host.
+//! deferred destruction needs nothing more from the host. Several renderers
+//! (other formats, other paths) may share the device, each under these
+//! rules.
 //!
 //! **Per frame: three calls, in the host's command buffer `cmd`** (begun,
 //! recording):
 //! 1. `let frame = renderer.begin_frame(cmd, slot, time, &uniforms)?`
 //!    outside any rendering scope. On the CPU: every instance is posed
-//!    (clips sampled at `time`), and its palettes and instance record are
-//!    written straight into vkskin's host-visible, coherent memory, with the
+//!    (clips sampled at `time`), and its palettes (on the CPU stage, its
+//!    skinned vertices) and instance record are written straight into
+//!    vkskin's host-visible, coherent memory, with the
 //!    slot's [`FrameUniforms`] (view-projection, colour, light): the host's
 //!    submission makes them visible, no barrier. Into `cmd`: the GPU timer's
 //!    reset and start (where the host declared timestamps) and, on the
@@ -81,8 +84,8 @@
 //! in `begin_frame` on the compute stage, two global memory barriers around
 //! its dispatch: earlier vertex-attribute reads before compute-shader
 //! writes, and compute-shader storage writes before vertex-attribute reads.
-//! They name only those stages and accesses, and in practice guard only
-//! vkskin's own buffers.
+//! Being global, they order the host's own accesses in those stages too;
+//! they change no image layout and touch no host resource otherwise.
 //!
 //! **Submission.** vkskin never submits or waits per frame: the host
 //! submits its command buffer and waits on its fences. vkskin submits (and
