@@ -1,6 +1,8 @@
 //! The host side of `samples/embed`, as a library so tests can run it in
 //! process: everything Vulkan here is the host's own (raw `ash`), except
-//! what vkskin makes on the host's device for its skinned draws.
+//! what vkskin makes on the host's device for its skinned draws, through
+//! `vkskin::embed::Renderer` in three calls per frame (`begin_frame`,
+//! `record`, `end_frame`).
 //!
 //! The picture follows the viewer's headless look (clear colour, camera
 //! framed on the animated bounds, light, material tints), so the same frame
