@@ -1,6 +1,8 @@
 //! The host side of `samples/embed`, as a library so tests can run it in
 //! process: everything Vulkan here is the host's own (raw `ash`), except
-//! what vkskin makes on the host's device for its skinned draws.
+//! what vkskin makes on the host's device for its skinned draws, through
+//! `vkskin::embed::Renderer` in three calls per frame (`begin_frame`,
+//! `record`, `end_frame`).
 //!
 //! The picture follows the viewer's headless look (clear colour, camera
 //! framed on the animated bounds, light, material tints), so the same frame
@@ -9,13 +11,14 @@
 use std::ffi::{c_void, CStr};
 use std::sync::{Arc, Mutex};
 
-use vkskin::anim::{LocalToModelJob, PaletteHierarchy, PlaybackMode, SamplingContext, SamplingJob};
 use vkskin::assets::builtin::Character;
-use vkskin::embed::{Device, EnabledFeatures, HostDevice, HostFrames, Instance};
+use vkskin::embed::{
+    Device, EnabledFeatures, FrameUniforms, HostDevice, Instance, Pose, Renderer, SkinPathConfig,
+};
 use vkskin::glam::Affine3A;
 use vkskin::gpu::{ash, vk, GpuError};
 use vkskin::render::Camera;
-use vkskin::skin::{auto, find, FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
+use vkskin::skin::{auto, find};
 
 /// The viewer's headless look (see samples/viewer).
 pub const CLEAR: [f32; 4] = [0.06, 0.07, 0.09, 1.0];
@@ -36,6 +39,9 @@ pub struct HostFrame {
     pub rgba: Vec<u8>,
     /// The skinning path vkskin drew with.
     pub path: &'static str,
+    /// vkskin's GPU time of an early frame (`Renderer::gpu_ms`), where the
+    /// queue has timestamps and more frames than slots were drawn.
+    pub gpu_ms: Option<f64>,
     /// Warnings and errors the host's own messenger received.
     pub problems: Vec<String>,
 }
@@ -83,6 +89,8 @@ struct Host {
     device: Option<ash::Device>,
     queue: vk::Queue,
     family: u32,
+    /// The queue family writes timestamps (vkskin's GPU timer).
+    timestamps: bool,
     pool: vk::CommandPool,
     fences: Vec<vk::Fence>,
     /// Colour image, depth image, readback buffer and their memory.
@@ -154,6 +162,7 @@ impl Host {
             device: None,
             queue: vk::Queue::null(),
             family: 0,
+            timestamps: false,
             pool: vk::CommandPool::null(),
             fences: Vec::new(),
             images: Vec::new(),
@@ -195,7 +204,9 @@ impl Host {
             .map_err(vkerr("listing devices"))?
             .into_iter()
             .filter_map(|p| {
+                // SAFETY: `p` is one of the live instance's devices.
                 let props = unsafe { i.get_physical_device_properties(p) };
+                // SAFETY: as above.
                 let families = unsafe { i.get_physical_device_queue_family_properties(p) };
                 let family = families.iter().position(|f| {
                     f.queue_flags
@@ -231,6 +242,11 @@ impl Host {
         self.queue = unsafe { device.get_device_queue(family, 0) };
         self.physical = physical;
         self.family = family;
+        // SAFETY: a query on a live instance.
+        let families = unsafe { i.get_physical_device_queue_family_properties(physical) };
+        self.timestamps = families
+            .get(family as usize)
+            .is_some_and(|f| f.timestamp_valid_bits > 0);
         let pool = vk::CommandPoolCreateInfo::default()
             .queue_family_index(family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
@@ -312,14 +328,17 @@ impl Host {
             // SAFETY: a live device; the image is bound and viewed below.
             let image =
                 unsafe { d.create_image(&info, None) }.map_err(vkerr("creating an image"))?;
+            // SAFETY: the image was just made on `d`.
             let req = unsafe { d.get_image_memory_requirements(image) };
             let mem = self.memory(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)?;
+            // SAFETY: fresh memory of a type the image accepts, bound once.
             unsafe { d.bind_image_memory(image, mem, 0) }.map_err(vkerr("binding an image"))?;
             let view = vk::ImageViewCreateInfo::default()
                 .image(image)
                 .view_type(vk::ImageViewType::TYPE_2D)
                 .format(format)
                 .subresource_range(range(aspect));
+            // SAFETY: a view of the bound image, in its format.
             let view =
                 unsafe { d.create_image_view(&view, None) }.map_err(vkerr("creating a view"))?;
             self.images.push((image, view));
@@ -331,11 +350,13 @@ impl Host {
         // SAFETY: a live device.
         self.readback =
             unsafe { d.create_buffer(&info, None) }.map_err(vkerr("creating a buffer"))?;
+        // SAFETY: the buffer was just made on `d`.
         let req = unsafe { d.get_buffer_memory_requirements(self.readback) };
         let mem = self.memory(
             req,
             vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
         )?;
+        // SAFETY: fresh memory of a type the buffer accepts, bound once.
         unsafe { d.bind_buffer_memory(self.readback, mem, 0) }.map_err(vkerr("binding a buffer"))
     }
 }
@@ -384,6 +405,10 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     // SAFETY: the host's instance and device outlive every vkskin object:
     // they are dropped at the end of this function, after `vk_device`.
     let vk_instance = unsafe { Instance::from_host(host.entry.clone(), host.instance.clone()) };
+    // SAFETY: the device is Vulkan 1.3 with dynamic rendering,
+    // synchronization2 and maintenance4 enabled (`pick_device`), the
+    // timestamp flag is the queue family's, and no other thread uses the
+    // queue; the device outlives `vk_device` as above.
     let vk_device = unsafe {
         Device::from_host(
             &vk_instance,
@@ -394,6 +419,7 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                 queue_family: host.family,
                 features: EnabledFeatures {
                     maintenance4: true,
+                    timestamps: host.timestamps,
                     ..EnabledFeatures::default()
                 },
             },
@@ -402,7 +428,10 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     .map_err(gpu)?;
     let rgba;
     let path_name;
+    let gpu_ms;
     {
+        // Once, outside the frame loop: the renderer, the character and
+        // its one instance, playing the first clip from frame time 0.
         let model = Character::model();
         let desc = match &opts.path {
             Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
@@ -410,31 +439,24 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
         };
         path_name = desc.name;
         let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
-        let mut path = SkinPath::new(&vk_device, desc, cfg).map_err(gpu)?;
-        let mut meshes = Vec::new();
-        for mesh in &model.meshes {
-            let h =
-                PaletteHierarchy::new(&model.skins[mesh.skin], &model.skeleton).map_err(anim)?;
-            let tint = mesh
-                .material
-                .and_then(|m| model.materials.get(m))
-                .map_or([1.0; 4], |m| m.base_color.to_array());
-            meshes.push((path.prepare(mesh, &h).map_err(gpu)?, mesh.skin, tint));
-        }
-        let mut sets = FrameSets::new(&vk_device, FRAMES_IN_FLIGHT).map_err(gpu)?;
-        let mut clock = HostFrames::new(&vk_device, FRAMES_IN_FLIGHT).map_err(gpu)?;
+        let mut renderer = Renderer::new(&vk_device, desc, cfg).map_err(gpu)?;
+        let character = renderer.add_character(&model).map_err(gpu)?;
+        let pose = if model.clips.is_empty() {
+            Pose::Bind
+        } else {
+            Pose::clip(0)
+        };
+        renderer
+            .add_instance(character, Affine3A::IDENTITY, pose)
+            .map_err(gpu)?;
         let bounds = model.animated_bounds(16).map_err(anim)?;
         let aspect = w as f32 / h as f32;
         let camera = Camera::framing(bounds.min, bounds.max, 0.5, 0.2, 45f32.to_radians(), aspect);
-        let clip = model.clips.first();
-        let mut context = clip.map(SamplingContext::new);
-        let mut locals = model.skeleton.bind_local().to_vec();
-        let mut models = vec![Affine3A::IDENTITY; model.skeleton.len()];
-        let mut skins: Vec<Vec<Affine3A>> = model
-            .skins
-            .iter()
-            .map(|s| vec![Affine3A::IDENTITY; s.len()])
-            .collect();
+        let uniforms = FrameUniforms {
+            view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+            color: [1.0; 4],
+            light: LIGHT,
+        };
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(host.pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -443,6 +465,7 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
         let cmds = unsafe { d.allocate_command_buffers(&alloc) }.map_err(vkerr("allocating"))?;
         let (color, color_view) = host.images[0];
         let (depth, depth_view) = host.images[1];
+        // Three vkskin calls per frame: `begin_frame`, `record`, `end_frame`.
         for i in 0..opts.frames {
             let slot = i as usize % FRAMES_IN_FLIGHT;
             let fence = host.fences[slot];
@@ -450,56 +473,18 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
             // The host waits for its slot (vkskin never waits per frame).
             // SAFETY: the host's fence.
             unsafe { d.wait_for_fences(&[fence], true, u64::MAX) }.map_err(vkerr("waiting"))?;
+            // SAFETY: the fence has signalled and no submission waits on it.
             unsafe { d.reset_fences(&[fence]) }.map_err(vkerr("resetting a fence"))?;
-            clock.begin(slot).map_err(gpu)?;
-            // Animate on the CPU.
-            if let (Some(clip), Some(ctx)) = (clip, context.as_mut()) {
-                SamplingJob {
-                    clip,
-                    context: ctx,
-                    time: i as f32 / 30.0,
-                    mode: PlaybackMode::Loop,
-                    output: &mut locals,
-                }
-                .run()
-                .map_err(anim)?;
-            }
-            LocalToModelJob::full(&model.skeleton, &locals, &mut models)
-                .run()
-                .map_err(anim)?;
-            for (s, out) in model.skins.iter().zip(skins.iter_mut()) {
-                s.skin_matrices(&models, out).map_err(anim)?;
-            }
-            // vkskin writes this frame's palettes and uniforms.
-            path.begin_frame(slot).map_err(gpu)?;
-            let mut batches = Vec::new();
-            for (prepared, skin, tint) in &meshes {
-                let mut writer = path.batch(slot, prepared, 1).map_err(gpu)?;
-                let palette = skins[*skin].as_slice();
-                writer
-                    .write_all(|_| (palette, Affine3A::IDENTITY, *tint))
-                    .map_err(gpu)?;
-                batches.push(writer.batch());
-            }
-            sets.write(
-                slot,
-                &FrameUniforms {
-                    view_proj: camera.view_proj(aspect).to_cols_array_2d(),
-                    color: [1.0; 4],
-                    light: LIGHT,
-                },
-            )
-            .map_err(gpu)?;
-            // The host records its frame; vkskin records into it.
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             // SAFETY: the slot's fence has signalled: the buffer is free.
             unsafe { d.begin_command_buffer(cmd, &begin) }.map_err(vkerr("begin"))?;
-            let list: Vec<_> = batches
-                .iter()
-                .zip(meshes.iter().map(|(p, _, _)| p))
-                .collect();
-            path.prepass(cmd, slot, &list).map_err(gpu)?;
+            // vkskin call 1 of 3, outside the rendering scope: poses the
+            // character at t = i / 30 s, writes the slot's palettes and
+            // uniforms, records its prepass.
+            let frame = renderer
+                .begin_frame(cmd, slot, i as f32 / 30.0, &uniforms)
+                .map_err(gpu)?;
             let barriers = [
                 image_barrier(
                     color,
@@ -570,6 +555,8 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                 .layer_count(1)
                 .color_attachments(&color_att)
                 .depth_attachment(&depth_att);
+            // SAFETY: the host's command buffer, outside any scope; the
+            // attachments are in the layouts the barriers above made.
             unsafe {
                 d.cmd_begin_rendering(cmd, &rendering);
                 d.cmd_set_viewport(
@@ -586,18 +573,8 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                 );
                 d.cmd_set_scissor(cmd, 0, &[area]);
             }
-            for (batch, prepared) in &list {
-                path.record_draw(
-                    cmd,
-                    slot,
-                    &sets,
-                    batch,
-                    prepared,
-                    vk::PolygonMode::FILL,
-                    None,
-                )
-                .map_err(gpu)?;
-            }
+            // vkskin call 2 of 3, inside the host's rendering scope.
+            renderer.record(cmd, &frame).map_err(gpu)?;
             let to_copy = [image_barrier(
                 color,
                 vk::ImageAspectFlags::COLOR,
@@ -631,6 +608,8 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                 .dst_access_mask(vk::AccessFlags2::HOST_READ)
                 .buffer(host.readback)
                 .size(vk::WHOLE_SIZE)];
+            // SAFETY: the host's command buffer inside its scope, then its
+            // colour image (now TRANSFER_SRC) copied to its readback buffer.
             unsafe {
                 d.cmd_end_rendering(cmd);
                 d.cmd_pipeline_barrier2(
@@ -649,16 +628,18 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                     &vk::DependencyInfo::default().buffer_memory_barriers(&to_host),
                 );
             }
-            path.finish(cmd, slot).map_err(gpu)?;
+            // vkskin call 3 of 3, after the scope: the GPU timer's end.
+            renderer.end_frame(cmd, frame).map_err(gpu)?;
+            // SAFETY: the host's command buffer, recording.
             unsafe { d.end_command_buffer(cmd) }.map_err(vkerr("end"))?;
             let cmd_info = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
             let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmd_info)];
             // SAFETY: the host's queue, command buffer and fence.
             unsafe { d.queue_submit2(host.queue, &submit, fence) }.map_err(vkerr("submit"))?;
-            clock.submitted(slot).map_err(gpu)?;
         }
         // The last frame's pixels.
         let last = host.fences[(opts.frames as usize - 1) % FRAMES_IN_FLIGHT];
+        // SAFETY: the host's fence.
         unsafe { d.wait_for_fences(&[last], true, u64::MAX) }.map_err(vkerr("waiting"))?;
         let size = (u64::from(w) * u64::from(h) * 4) as usize;
         let mem = host.memory[2];
@@ -672,9 +653,13 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
             d.unmap_memory(mem);
             v
         };
+        // The GPU time vkskin read last: a slot's time is read when the
+        // slot begins again.
+        gpu_ms = (0..FRAMES_IN_FLIGHT).find_map(|s| renderer.gpu_ms(s));
         // Every frame done before vkskin's objects go.
+        // SAFETY: the host's fences.
         unsafe { d.wait_for_fences(&host.fences, true, u64::MAX) }.map_err(vkerr("waiting"))?;
-        drop((path, meshes, sets, clock));
+        drop(renderer);
     }
     // vkskin's device waits for idle and frees its memory; the host's
     // device and instance stay until `host` drops.
@@ -687,6 +672,7 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     Ok(HostFrame {
         rgba,
         path: path_name,
+        gpu_ms,
         problems,
     })
 }

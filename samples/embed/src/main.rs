@@ -66,6 +66,9 @@ fn main() -> ExitCode {
                 frame.path,
                 args.out.display()
             );
+            if let Some(ms) = frame.gpu_ms {
+                println!("embed: vkskin's GPU time of an early frame: {ms:.3} ms");
+            }
             if frame.problems.is_empty() {
                 ExitCode::SUCCESS
             } else {
