@@ -64,8 +64,9 @@ pub use error::AnimError;
 pub use palette::skin::{PaletteSkin, Skin};
 pub use palette::{
     dual_quat_of, encode_4x3, encode_dual_quat, encode_dual_quat_scale, encode_quat_translation,
-    polar_rotation, quat_translation_of, Affine4x3, DualQuat, PaletteHierarchy, PaletteReport,
-    QuatTranslation, SCALE_TOLERANCE,
+    polar_rotation, quat_translation_of, write_4x3_rows, write_dual_quat_rows,
+    write_dual_quat_scale_rows, write_quat_translation_rows, Affine4x3, DualQuat, PaletteHierarchy,
+    PaletteReport, QuatTranslation, SCALE_TOLERANCE,
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};

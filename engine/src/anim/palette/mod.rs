@@ -3,9 +3,13 @@ use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 use super::{AnimError, Skeleton, Skin, NO_PARENT};
 
 pub(crate) mod formats;
+pub(crate) mod rows;
 pub(crate) mod skin;
 
 pub use formats::{Affine4x3, DualQuat, QuatTranslation};
+pub use rows::{
+    write_4x3_rows, write_dual_quat_rows, write_dual_quat_scale_rows, write_quat_translation_rows,
+};
 
 /// Encodes skinning matrices as 4x3 rows. `out` must be as long as `skin`.
 pub fn encode_4x3(skin: &[Affine3A], out: &mut [Affine4x3]) {
@@ -258,38 +262,16 @@ fn encode_dq(
     check_len("dual-quaternion palette", skin.len(), out.len())?;
     check_len("palette hierarchy", skin.len(), hierarchy.parent.len())?;
     check_len("palette hierarchy order", skin.len(), hierarchy.order.len())?;
-    // A zero real part marks "not yet written" (a unit quaternion never is
-    // zero): no side table, so encoding allocates nothing.
-    const UNWRITTEN: DualQuat = DualQuat {
-        real: [0.0; 4],
-        dual: [0.0; 4],
-    };
-    let written = |q: &DualQuat| q.real != [0.0; 4];
-    out.fill(UNWRITTEN);
     let mut report = PaletteReport::default();
-    for &k in &hierarchy.order {
-        let k = k as usize;
-        if k >= skin.len() || written(&out[k]) {
-            return Err(AnimError::InvalidJob(format!(
-                "palette hierarchy order names entry {k} twice or out of range"
-            )));
-        }
-        let reference = match hierarchy.parent[k] {
-            NO_PARENT => Quat::IDENTITY,
-            p if (p as usize) < skin.len() && written(&out[p as usize]) => out[p as usize].real(),
-            p => {
-                return Err(AnimError::InvalidJob(format!(
-                    "palette entry {k} follows entry {p}, which comes later or does not exist"
-                )))
+    rows::walk_with_scratch(skin.len(), |reals| {
+        rows::walk_dual_quats(skin, None, hierarchy, reals, |k, dq, s, dev| {
+            report.note(k, dev);
+            if let Some(ss) = scale_shear.as_deref_mut() {
+                ss[k] = *s;
             }
-        };
-        let (dq, s, dev) = dual_quat_of(&skin[k], reference);
-        report.note(k, dev);
-        if let Some(ss) = scale_shear.as_deref_mut() {
-            ss[k] = s;
-        }
-        out[k] = dq;
-    }
+            out[k] = *dq;
+        })
+    })?;
     Ok(report)
 }
 

@@ -1,10 +1,10 @@
 use glam::Affine3A;
 
-use super::{check_encode, CpuSkinning, Encoding};
-use crate::anim::{Affine4x3, AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
+use super::{CpuSkinning, Encoding};
+use crate::anim::{AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
 
 /// "4x3": the top three rows of each skinning matrix (three vec4,
-/// [`Affine4x3`]); linear blend skinning, exact for any affine matrix.
+/// [`crate::anim::Affine4x3`]); linear blend skinning, exact for any affine matrix.
 /// Reference: [`LinearBlendJob`].
 pub struct Affine4x3Encoding;
 
@@ -33,14 +33,7 @@ impl Encoding for Affine4x3Encoding {
         out: &mut [[f32; 4]],
         _report: &mut PaletteReport,
     ) -> Result<(), AnimError> {
-        check_encode(skin, bones, hierarchy, out, 3)?;
-        for (o, &b) in out.chunks_exact_mut(3).zip(bones) {
-            let rows = Affine4x3::from_affine(&skin[b as usize]);
-            o[0] = rows.row(0).to_array();
-            o[1] = rows.row(1).to_array();
-            o[2] = rows.row(2).to_array();
-        }
-        Ok(())
+        crate::anim::write_4x3_rows(skin, bones, hierarchy, out)
     }
 
     fn skin_cpu(

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::{check_encode, encode_dq_bones, with_cpu_scratch, CpuSkinning, Encoding};
+use super::{with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
     encode_dual_quat, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
@@ -36,12 +36,7 @@ impl Encoding for DualQuatEncoding {
         out: &mut [[f32; 4]],
         report: &mut PaletteReport,
     ) -> Result<(), AnimError> {
-        check_encode(skin, bones, hierarchy, out, 2)?;
-        encode_dq_bones(skin, bones, hierarchy, |k, dq, _s, dev| {
-            report.note(bones[k] as usize, dev);
-            out[2 * k] = dq.real().to_array();
-            out[2 * k + 1] = dq.dual().to_array();
-        })
+        crate::anim::write_dual_quat_rows(skin, bones, hierarchy, out, report)
     }
 
     fn skin_cpu(

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::{check_encode, encode_dq_bones, with_cpu_scratch, CpuSkinning, Encoding};
+use super::{with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
     encode_dual_quat_scale, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
@@ -37,17 +37,7 @@ impl Encoding for DualQuatScaleEncoding {
         out: &mut [[f32; 4]],
         _report: &mut PaletteReport,
     ) -> Result<(), AnimError> {
-        check_encode(skin, bones, hierarchy, out, 5)?;
-        encode_dq_bones(skin, bones, hierarchy, |k, dq, s, _dev| {
-            let o = &mut out[5 * k..5 * k + 5];
-            o[0] = dq.real().to_array();
-            o[1] = dq.dual().to_array();
-            // Rows of S (glam stores columns).
-            let t = s.transpose();
-            o[2] = [t.x_axis.x, t.x_axis.y, t.x_axis.z, 0.0];
-            o[3] = [t.y_axis.x, t.y_axis.y, t.y_axis.z, 0.0];
-            o[4] = [t.z_axis.x, t.z_axis.y, t.z_axis.z, 0.0];
-        })
+        crate::anim::write_dual_quat_scale_rows(skin, bones, hierarchy, out)
     }
 
     fn skin_cpu(

@@ -1,6 +1,8 @@
 //! Palette encodings: how one bone's skinning matrix is written as vec4s,
 //! how the shader blends them (`shaders/skin/encoding/*.glsl`), and the CPU
-//! job that is the GPU's reference. One file per encoding.
+//! job that is the GPU's reference. One file per encoding, each naming the
+//! `anim` writer of its GPU layout (`anim::write_*_rows`, where the
+//! encoding math lives once) and its CPU job.
 
 mod affine4x3;
 mod dual_quat;
@@ -9,9 +11,9 @@ mod quat_translation;
 
 use std::cell::RefCell;
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Vec3};
 
-use crate::anim::{AnimError, PaletteHierarchy, PaletteReport, NO_PARENT};
+use crate::anim::{AnimError, PaletteHierarchy, PaletteReport};
 
 pub use affine4x3::Affine4x3Encoding;
 pub use dual_quat::DualQuatEncoding;
@@ -74,37 +76,6 @@ pub static ENCODINGS: [&dyn Encoding; 4] = [
     &DualQuatScaleEncoding,
 ];
 
-/// Checks the shapes shared by every encoder.
-fn check_encode(
-    skin: &[Affine3A],
-    bones: &[u16],
-    hierarchy: &PaletteHierarchy,
-    out: &[[f32; 4]],
-    per_bone: usize,
-) -> Result<(), AnimError> {
-    if out.len() < bones.len() * per_bone {
-        return Err(AnimError::LengthMismatch {
-            what: "palette vec4s",
-            expected: bones.len() * per_bone,
-            got: out.len(),
-        });
-    }
-    if hierarchy.parent.len() != bones.len() || hierarchy.order.len() != bones.len() {
-        return Err(AnimError::LengthMismatch {
-            what: "palette hierarchy",
-            expected: bones.len(),
-            got: hierarchy.parent.len(),
-        });
-    }
-    if let Some(&b) = bones.iter().find(|&&b| b as usize >= skin.len()) {
-        return Err(AnimError::InvalidJob(format!(
-            "palette names skin entry {b}, but the skin has {}",
-            skin.len()
-        )));
-    }
-    Ok(())
-}
-
 /// Per-thread palettes of the CPU stage's reference jobs, kept between
 /// calls so that skinning a crowd on the CPU allocates nothing once warm.
 #[derive(Default)]
@@ -136,55 +107,5 @@ fn with_cpu_scratch<R>(
         s.dq.resize(n, crate::anim::DualQuat::IDENTITY);
         s.scale_shear.resize(n, glam::Mat3A::IDENTITY);
         f(&mut s.qt, &mut s.dq, &mut s.scale_shear, &mut s.matrices)
-    })
-}
-
-thread_local! {
-    /// Real parts already written, for the next bones' hemisphere choice:
-    /// read back from here, not from (write-combined) mapped memory.
-    static REALS: RefCell<Vec<Quat>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The dual-quaternion encoders' shared walk: bones in hierarchy order,
-/// each in its parent's hemisphere; `write(k, dq, s, dev)` stores bone `k`.
-fn encode_dq_bones(
-    skin: &[Affine3A],
-    bones: &[u16],
-    hierarchy: &PaletteHierarchy,
-    mut write: impl FnMut(usize, &crate::anim::DualQuat, &glam::Mat3A, f32),
-) -> Result<(), AnimError> {
-    REALS.with(|r| {
-        let mut reals = r.borrow_mut();
-        reals.clear();
-        reals.resize(bones.len(), Quat::IDENTITY);
-        // A zero real part marks "not yet written" (a unit quaternion never is).
-        reals
-            .iter_mut()
-            .for_each(|q| *q = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
-        for &k in &hierarchy.order {
-            let k = k as usize;
-            let (Some(&b), Some(&p)) = (bones.get(k), hierarchy.parent.get(k)) else {
-                return Err(AnimError::InvalidJob(format!(
-                    "palette hierarchy names entry {k} of {}",
-                    bones.len()
-                )));
-            };
-            let reference = if p == NO_PARENT {
-                Quat::IDENTITY
-            } else {
-                match reals.get(p as usize) {
-                    Some(q) if q.length_squared() > 0.0 => *q,
-                    _ => {
-                        return Err(AnimError::InvalidJob(format!(
-                        "palette entry {k} follows entry {p}, which comes later or does not exist"
-                    )))
-                    }
-                }
-            };
-            let (dq, s, dev) = crate::anim::dual_quat_of(&skin[b as usize], reference);
-            reals[k] = dq.real();
-            write(k, &dq, &s, dev);
-        }
-        Ok(())
     })
 }

@@ -1,9 +1,8 @@
 use glam::Affine3A;
 
-use super::{check_encode, with_cpu_scratch, CpuSkinning, Encoding};
+use super::{with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
-    encode_quat_translation, quat_translation_of, AnimError, PaletteHierarchy, PaletteReport,
-    QuatTranslationSkinningJob,
+    encode_quat_translation, AnimError, PaletteHierarchy, PaletteReport, QuatTranslationSkinningJob,
 };
 
 /// "qt": a unit rotation quaternion and translation + uniform scale per bone
@@ -38,15 +37,7 @@ impl Encoding for QuatTranslationEncoding {
         out: &mut [[f32; 4]],
         report: &mut PaletteReport,
     ) -> Result<(), AnimError> {
-        check_encode(skin, bones, hierarchy, out, 2)?;
-        for (o, &b) in out.chunks_exact_mut(2).zip(bones) {
-            let (qt, dev) = quat_translation_of(&skin[b as usize]);
-            report.note(b as usize, dev);
-            o[0] = qt.rotation().to_array();
-            let t = qt.translation();
-            o[1] = [t.x, t.y, t.z, qt.scale()];
-        }
-        Ok(())
+        crate::anim::write_quat_translation_rows(skin, bones, hierarchy, out, report)
     }
 
     fn skin_cpu(
