@@ -7,7 +7,6 @@
 //! In debug builds (or with `--validation`) the validation layer and
 //! synchronization validation are on.
 
-mod headless;
 mod window;
 
 use std::path::PathBuf;
@@ -15,8 +14,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use sample_common::{display_present, fail, print_devices, report};
-use vkskin::gpu::{validation_default, vk, Device, GpuResult};
+use sample_common::{fail, report, GpuArgs};
+use vkskin::gpu::{vk, Device, GpuResult};
 
 /// What a sample draws: made for a device and target formats, updated per
 /// frame, recorded around and inside the rendering scope.
@@ -66,25 +65,8 @@ pub struct Args {
     /// Resize the window (to 3/4 of its size, then back at 2K) at frame K.
     #[arg(long, value_name = "K")]
     pub resize_at: Option<u64>,
-    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
-    #[arg(long)]
-    pub no_vsync: bool,
-    /// List the Vulkan devices and exit.
-    #[arg(long)]
-    pub list_devices: bool,
-    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
-    /// else discrete > integrated > CPU).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Force the validation layer on (it is always on in debug builds).
-    #[arg(long)]
-    pub validation: bool,
-}
-
-impl Args {
-    pub fn validation(&self) -> bool {
-        self.validation || validation_default()
-    }
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 impl Args {
@@ -105,26 +87,10 @@ pub fn run<S: Scene>() -> ExitCode {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
-    if args.list_devices {
-        return match print_devices(S::NAME, args.validation()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(S::NAME, &e),
-        };
+    if let Some(code) = args.gpu.list_devices(S::NAME) {
+        return code;
     }
-    let headless = args.headless || !display_present();
-    if !args.headless && headless {
-        eprintln!(
-            "{}: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
-            S::NAME,
-            args.out_dir(S::NAME).display()
-        );
-    }
-    let result = if headless {
-        headless::run::<S>(&args)
-    } else {
-        window::run::<S>(&args)
-    };
-    match result {
+    match window::run::<S>(&args) {
         Ok(log) => report(S::NAME, &log),
         Err(e) => fail(S::NAME, &e),
     }
