@@ -7,40 +7,41 @@
 //! In debug builds (or with `--validation`) the validation layer and
 //! synchronization validation are on.
 
+mod rig;
 mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use sample_common::{fail, report, GpuArgs};
-use vkskin::gpu::{vk, Device, GpuResult};
+use vkskin::glam::Mat4;
+use vkskin::gpu::{vk, GpuResult};
 
-/// What a sample draws: made for a device and target formats, updated per
-/// frame, recorded around and inside the rendering scope.
+pub use rig::Rig;
+pub use sample_common::runner::Setup;
+
+/// What a sample draws: a [`Rig`] made for the device and target formats
+/// and posed per frame; the frame around it is the same for every scene.
 pub trait Scene: Sized {
     /// The sample's name (window title, messages).
     const NAME: &'static str;
     /// One line for `--help`.
     const ABOUT: &'static str;
     const CLEAR: [f32; 4];
+    /// The joint markers' size and colour.
+    const MARKER: (f32, [f32; 4]);
 
-    fn new(
-        device: &Arc<Device>,
-        color_format: vk::Format,
-        depth_format: vk::Format,
-        frames_in_flight: usize,
-    ) -> GpuResult<Self>;
-    /// Poses the scene for frame slot `frame` at `t` seconds (the slot's
-    /// previous submission has finished).
+    fn new(setup: &Setup<'_>) -> GpuResult<Self>;
+    /// Poses the rig for frame slot `frame` at `t` seconds and uploads it
+    /// (the slot's previous submission has finished).
     fn update(&mut self, frame: usize, t: f32, aspect: f32) -> GpuResult<()>;
-    /// Records what precedes the rendering scope.
-    fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
-    /// Records the draws inside the rendering scope.
-    fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()>;
-    /// Records what follows the rendering scope.
-    fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
+    fn rig(&self) -> &Rig;
+    fn view_proj(&self, aspect: f32) -> Mat4;
+    /// How the mesh is drawn.
+    fn polygon(&self) -> vk::PolygonMode {
+        vk::PolygonMode::FILL
+    }
 }
 
 #[derive(Parser, Debug, Clone)]

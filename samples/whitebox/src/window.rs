@@ -26,15 +26,8 @@ pub fn run<S: Scene>(args: &Args) -> Result<vkskin::gpu::MessageLog, String> {
         ..args.gpu.options(S::NAME)
     };
     runner::run(&opts, |setup| {
-        let scene = S::new(
-            setup.device,
-            setup.color_format,
-            setup.depth_format,
-            setup.frames_in_flight,
-        )
-        .map_err(|e| e.to_string())?;
         Ok(SceneApp {
-            scene,
+            scene: S::new(setup).map_err(|e| e.to_string())?,
             name: S::NAME,
             resize_at: args.resize_at,
             size: PhysicalSize::new(args.width, args.height),
@@ -46,19 +39,20 @@ impl<S: Scene> App for SceneApp<S> {
     fn prepare(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
         self.scene
             .update(f.index, f.time, f.aspect())
-            .and_then(|()| self.scene.prepass(f.cmd, f.index))
+            .and_then(|()| self.scene.rig().prepass(f.cmd, f.index))
             .map_err(|e| e.to_string())
     }
 
     fn draw(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
-        let aspect = f.aspect();
-        self.scene
-            .record(f.cmd, f.index, aspect)
+        let s = &self.scene;
+        s.rig()
+            .record(f.cmd, f.index, s.polygon(), s.view_proj(f.aspect()), S::MARKER)
             .map_err(|e| e.to_string())
     }
 
     fn finish(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
-        self.scene.finish(f.cmd, f.index).map_err(|e| e.to_string())
+        let rig = self.scene.rig();
+        rig.finish(f.cmd, f.index).map_err(|e| e.to_string())
     }
 
     /// `--resize-at K`: to 3/4 of the size after frame K, back after 2K.
