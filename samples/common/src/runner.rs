@@ -219,13 +219,12 @@ pub trait App {
     }
 }
 
-/// The window side of the runner, as an [`App`] sees it.
+/// The runner's window-side state, what [`Control`] acts on.
 struct Win {
     frames: FramesInFlight,
     target: WindowTarget,
     surface: Arc<Surface>,
     device: Arc<Device>,
-    vsync: bool,
     /// Set by [`Control::minimise`]: resize events are ignored until
     /// [`Control::restore`].
     minimised: bool,
@@ -260,10 +259,6 @@ impl Control<'_> {
 
     pub fn window(&self) -> &Window {
         self.window
-    }
-
-    pub fn device(&self) -> &Arc<Device> {
-        &self.win.device
     }
 
     /// Passes of the redraw loop so far (this one not included).
@@ -304,14 +299,9 @@ impl Control<'_> {
         self.win.minimised = false;
     }
 
-    pub fn vsync(&self) -> bool {
-        self.win.vsync
-    }
-
     /// A new window target presenting with or without vsync.
     pub fn set_vsync(&mut self, on: bool) -> Result<(), String> {
         let win = &mut *self.win;
-        win.vsync = on;
         win.swapchains_before += win.target.recreations();
         // A target with no area has no swapchain yet, so the old one can go
         // first; the resize below makes the new one.
@@ -321,10 +311,6 @@ impl Control<'_> {
             win.target.resize(s.width, s.height);
         }
         Ok(())
-    }
-
-    pub fn frames_in_flight(&self) -> usize {
-        self.win.frames.count()
     }
 
     /// `n` frames in flight from the next frame on (the device idles
@@ -355,21 +341,22 @@ where
     }
 }
 
-/// Records a frame's three parts into `target`'s scope (`begin` / `end`),
-/// ending the scope even when the draws fail.
+/// Records a frame: `prepare`, the target's rendering scope (`begin`,
+/// `draw`, `end`: ended even when the draws fail), then `after_scope` (the
+/// screenshot pass) and `finish`.
 fn record<A: App>(
     app: &mut A,
     ctx: &FrameCtx<'_>,
     begin: impl FnOnce() -> Result<(), String>,
     end: impl FnOnce() -> Result<(), String>,
-    between: impl FnOnce(&mut A) -> Result<(), String>,
+    after_scope: impl FnOnce(&mut A) -> Result<(), String>,
 ) -> Result<(), String> {
     app.prepare(ctx)?;
     begin()?;
     let drawn = app.draw(ctx);
     end()?;
     drawn?;
-    between(app)?;
+    after_scope(app)?;
     app.finish(ctx)
 }
 
@@ -564,7 +551,6 @@ where
                 target,
                 surface,
                 device,
-                vsync: opts.vsync,
                 minimised: false,
                 swapchains_before: 0,
                 shot: None,
