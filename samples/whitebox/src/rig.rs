@@ -39,7 +39,8 @@ impl Rig {
         );
         cfg.wireframe = wireframe;
         let mut path = SkinPath::by_name(setup.device, "4x3-ubo", cfg)?;
-        let hierarchy = PaletteHierarchy::new(&model.skins[0], &model.skeleton).map_err(anim_err)?;
+        let hierarchy =
+            PaletteHierarchy::new(&model.skins[0], &model.skeleton).map_err(anim_err)?;
         let mesh = path.prepare(&model.meshes[0], &hierarchy)?;
         let markers = JointMarkers::new(
             setup.device,

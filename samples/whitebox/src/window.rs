@@ -46,7 +46,13 @@ impl<S: Scene> App for SceneApp<S> {
     fn draw(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
         let s = &self.scene;
         s.rig()
-            .record(f.cmd, f.index, s.polygon(), s.view_proj(f.aspect()), S::MARKER)
+            .record(
+                f.cmd,
+                f.index,
+                s.polygon(),
+                s.view_proj(f.aspect()),
+                S::MARKER,
+            )
             .map_err(|e| e.to_string())
     }
 
