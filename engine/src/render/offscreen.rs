@@ -2,7 +2,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::gpu::{
-    pipeline_barrier, vk, Buffer, BufferBarrier, BufferDesc, Device, GpuResult, Image,
+    pipeline_barrier, vk, Buffer, BufferBarrier, BufferDesc, Device, GpuError, GpuResult, Image,
     ImageBarrier, ImageDesc,
 };
 
@@ -11,6 +11,11 @@ use super::{begin_rendering, write_png};
 /// An offscreen colour + depth target drawn with dynamic rendering and read
 /// back to the CPU. One frame at a time: the caller waits for a frame's
 /// fence before reading it back or starting the next.
+///
+/// The colour image is [`OffscreenTarget::COLOR_FORMAT`], or with
+/// [`OffscreenTarget::with_format`] any 8-bit RGBA or BGRA format (a
+/// window's swapchain format, for pipelines built for the window); the
+/// readback is RGBA either way.
 pub struct OffscreenTarget {
     device: Arc<Device>,
     color: Image,
@@ -24,13 +29,30 @@ impl OffscreenTarget {
     pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
     pub fn new(device: &Arc<Device>, width: u32, height: u32) -> GpuResult<Self> {
+        Self::with_format(device, width, height, Self::COLOR_FORMAT)
+    }
+
+    /// A target whose colour image has `format`: 8-bit RGBA or BGRA, UNORM
+    /// or SRGB (the formats whose texels are the PNG's bytes, up to the
+    /// order of the channels).
+    pub fn with_format(
+        device: &Arc<Device>,
+        width: u32,
+        height: u32,
+        format: vk::Format,
+    ) -> GpuResult<Self> {
+        if bgra(format).is_none() {
+            return Err(GpuError::InvalidArgument(format!(
+                "offscreen targets are 8-bit RGBA or BGRA, not {format:?}"
+            )));
+        }
         let extent = vk::Extent2D { width, height };
         let color = Image::new(
             device,
             &ImageDesc {
                 name: "offscreen colour",
                 extent,
-                format: Self::COLOR_FORMAT,
+                format,
                 usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
                 aspect: vk::ImageAspectFlags::COLOR,
             },
@@ -63,6 +85,10 @@ impl OffscreenTarget {
 
     pub fn extent(&self) -> vk::Extent2D {
         self.color.extent()
+    }
+
+    pub fn color_format(&self) -> vk::Format {
+        self.color.format()
     }
 
     pub fn aspect_ratio(&self) -> f32 {
@@ -171,15 +197,30 @@ impl OffscreenTarget {
         );
     }
 
-    /// The last frame's pixels, RGBA8, rows top to bottom. Call after the
-    /// fence of the submission that recorded [`OffscreenTarget::end_and_copy`].
+    /// The last frame's pixels, RGBA8 (a BGRA image's channels put in that
+    /// order), rows top to bottom. Call after the fence of the submission
+    /// that recorded [`OffscreenTarget::end_and_copy`].
     pub fn read_rgba(&self) -> GpuResult<Vec<u8>> {
-        self.readback.read(0, self.readback.size() as usize)
+        let mut px: Vec<u8> = self.readback.read(0, self.readback.size() as usize)?;
+        if bgra(self.color.format()) == Some(true) {
+            px.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+        }
+        Ok(px)
     }
 
     pub fn write_png(&self, path: &Path) -> GpuResult<()> {
         let e = self.extent();
         write_png(path, e.width, e.height, &self.read_rgba()?)
+    }
+}
+
+/// `Some(true)` for the 8-bit BGRA formats, `Some(false)` for the 8-bit
+/// RGBA ones, `None` for any other.
+fn bgra(format: vk::Format) -> Option<bool> {
+    match format {
+        vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB => Some(true),
+        vk::Format::R8G8B8A8_UNORM | vk::Format::R8G8B8A8_SRGB => Some(false),
+        _ => None,
     }
 }
 
@@ -197,5 +238,20 @@ pub(crate) fn depth_to_attachment(image: vk::Image) -> ImageBarrier {
             | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
         dst_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ
             | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_8_bit_rgba_and_bgra_formats_are_offscreen_formats() {
+        assert_eq!(bgra(OffscreenTarget::COLOR_FORMAT), Some(false));
+        assert_eq!(bgra(vk::Format::R8G8B8A8_SRGB), Some(false));
+        assert_eq!(bgra(vk::Format::B8G8R8A8_UNORM), Some(true));
+        assert_eq!(bgra(vk::Format::B8G8R8A8_SRGB), Some(true));
+        assert_eq!(bgra(vk::Format::R16G16B16A16_SFLOAT), None);
+        assert_eq!(bgra(vk::Format::A2B10G10R10_UNORM_PACK32), None);
     }
 }

@@ -1,14 +1,63 @@
 //! What the windowed samples (`whitebox`, `strip`, `viewer`, `crowd`)
-//! share around their own window and headless loops: whether a display is
-//! there, `--list-devices`, the validation layer's verdict as the exit
-//! code, error exits and `WIDTHxHEIGHT` arguments.
+//! share: the frame loop in a window or headless ([`runner`]), whether a
+//! display is there, `--list-devices`, the validation layer's verdict as
+//! the exit code, error exits and `WIDTHxHEIGHT` arguments.
+
+pub mod runner;
 
 use std::fmt::Display;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use vkskin::gpu::raw_window_handle::RawDisplayHandle;
-use vkskin::gpu::{list_devices, Device, DeviceDesc, Instance, InstanceDesc, MessageLog};
+use vkskin::gpu::{
+    list_devices, validation_default, Device, DeviceDesc, Instance, InstanceDesc, MessageLog,
+};
+
+/// The options every windowed sample takes about the GPU (flattened into
+/// its command line).
+#[derive(clap::Args, Debug, Clone)]
+pub struct GpuArgs {
+    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// List the Vulkan devices and exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
+    /// else discrete > integrated > CPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Force the validation layer on (it is always on in debug builds and
+    /// with VKSKIN_VALIDATION=1).
+    #[arg(long)]
+    pub validation: bool,
+}
+
+impl GpuArgs {
+    pub fn validation(&self) -> bool {
+        self.validation || validation_default()
+    }
+
+    /// With `--list-devices`: prints them and gives the exit code.
+    pub fn list_devices(&self, app: &str) -> Option<ExitCode> {
+        self.list_devices
+            .then(|| match print_devices(app, self.validation()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(app, &e),
+            })
+    }
+
+    /// The runner's defaults with these settings.
+    pub fn options(&self, name: &'static str) -> runner::Options {
+        runner::Options {
+            validation: self.validation(),
+            device: self.device.clone(),
+            vsync: !self.no_vsync,
+            ..runner::Options::new(name)
+        }
+    }
+}
 
 /// Whether an X11 or Wayland display is named in the environment.
 pub fn display_present() -> bool {

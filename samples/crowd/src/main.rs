@@ -14,7 +14,6 @@
 //! validation layer and synchronization validation are on, and the run
 //! exits non-zero if the messenger recorded any warning or error.
 
-mod headless;
 mod scene;
 mod window;
 
@@ -23,9 +22,8 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use clap::Parser;
-use sample_common::{display_present, fail, print_devices, report};
+use sample_common::{fail, report, GpuArgs};
 use vkskin::anim::Parallelism;
-use vkskin::gpu::validation_default;
 
 use scene::{Cast, CrowdOptions, FrameTimes};
 
@@ -69,19 +67,8 @@ pub struct Args {
     /// Seed of every instance's phase, speed, turn and tint.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
-    #[arg(long)]
-    pub no_vsync: bool,
-    /// List the Vulkan devices and exit.
-    #[arg(long)]
-    pub list_devices: bool,
-    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
-    /// else discrete > integrated > CPU).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Force the validation layer on (it is always on in debug builds).
-    #[arg(long)]
-    pub validation: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 /// `WIDTHxHEIGHT` in pixels.
@@ -101,10 +88,6 @@ impl FromStr for Size {
 }
 
 impl Args {
-    fn validation(&self) -> bool {
-        self.validation || validation_default()
-    }
-
     fn options(&self) -> Result<CrowdOptions, String> {
         let threads = match self.threads {
             None => Parallelism::All,
@@ -124,29 +107,15 @@ impl Args {
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args = Args::parse();
-    if args.list_devices {
-        return match print_devices(NAME, args.validation()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(NAME, &e),
-        };
+    if let Some(code) = args.gpu.list_devices(NAME) {
+        return code;
     }
     let result = args.options().and_then(|options| {
         let cast = Cast::load(args.model.as_deref())?;
         for note in &cast.notes {
             eprintln!("{NAME}: {note}");
         }
-        let headless = args.headless || !display_present();
-        if !args.headless && headless {
-            eprintln!(
-                "{NAME}: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
-                args.out.display()
-            );
-        }
-        if headless {
-            headless::run(&args, &cast, &options)
-        } else {
-            window::run(&args, &cast, &options)
-        }
+        window::run(&args, &cast, &options)
     });
     match result {
         Ok(log) => report(NAME, &log),

@@ -1,196 +1,95 @@
-//! The windowed mode: winit 0.30 and a Vulkan swapchain that survives
-//! resize and minimise; the figures are printed once a second.
+//! The crowd as a [`runner::App`], windowed or headless: the scene around
+//! the rendering scope and its figures (once a second in a window, a line
+//! per frame headless, the medians at the end). The window, swapchain and
+//! headless loop are the runner's.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vkskin::gpu::{vk, Device, DeviceDesc, MessageLog, Surface};
-use vkskin::render::{FramesInFlight, WindowTarget, DEFAULT_FRAMES_IN_FLIGHT};
-use winit::application::ApplicationHandler;
-use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
-use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
-use winit::window::{Window, WindowId};
+use sample_common::runner::{self, App, Control, FrameCtx, Summary};
+use vkskin::gpu::MessageLog;
 
-use crate::scene::{Cast, CrowdOptions, CrowdScene};
-use crate::{describe, Args, Figures, FrameFigures, CLEAR, NAME};
+use crate::scene::{Cast, CrowdOptions, CrowdScene, FrameTimes};
+use crate::{describe, fmt_ms, Args, Figures, FrameFigures, CLEAR, NAME};
 
-/// Everything on the GPU side. Dropping it idles the device first (the
-/// last frames may still be executing), then the fields go in declaration
-/// order: frames and scene, the swapchain, the surface, then the device
-/// (and with the last Arc, the instance and its messenger).
-struct Gpu {
-    frames: FramesInFlight,
+struct Crowd {
     scene: CrowdScene,
-    target: WindowTarget,
-    _surface: Arc<Surface>,
-    device: Arc<Device>,
-}
-
-impl Drop for Gpu {
-    fn drop(&mut self) {
-        if let Err(e) = self.device.wait_idle() {
-            log::error!("{NAME}: wait_idle at exit: {e}");
-        }
-    }
-}
-
-struct App<'a> {
-    args: &'a Args,
-    cast: &'a Cast,
-    options: &'a CrowdOptions,
-    // Declared before the window: the surface must go first.
-    gpu: Option<Gpu>,
-    window: Option<Window>,
-    log: Option<MessageLog>,
-    error: Option<String>,
-    presented: u64,
-    start: Instant,
-    /// The current second's figures and when it began.
+    /// The frame being drawn: its CPU times, and (in a window) the GPU time
+    /// of the slot's previous frame, read as the slot was begun.
+    cpu: Option<FrameTimes>,
+    gpu_ms: Option<f64>,
+    /// Headless frames to draw (frame 0 is left out of the medians when
+    /// there are 3 or more).
+    headless_total: Option<u64>,
+    /// The current second's figures and when it began (windowed).
     second: Figures,
     second_start: Instant,
+    start: Instant,
     all: Figures,
 }
 
 pub fn run(args: &Args, cast: &Cast, options: &CrowdOptions) -> Result<MessageLog, String> {
-    let event_loop = EventLoop::new().map_err(|e| format!("opening the display: {e}"))?;
-    event_loop.set_control_flow(ControlFlow::Poll);
-    let mut app = App {
-        args,
-        cast,
-        options,
-        gpu: None,
-        window: None,
-        log: None,
-        error: None,
-        presented: 0,
-        start: Instant::now(),
-        second: Figures::default(),
-        second_start: Instant::now(),
-        all: Figures::default(),
+    let opts = runner::Options {
+        size: (args.size.width, args.size.height),
+        clear: CLEAR,
+        frames: args.frames,
+        headless: args.headless,
+        headless_frames: 30,
+        out: args.out.clone(),
+        fps: args.fps,
+        ..args.gpu.options(NAME)
     };
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| format!("event loop: {e}"))?;
-    // GPU objects first, then the window they draw into.
-    drop(app.gpu.take());
-    drop(app.window.take());
-    if let Some(e) = app.error {
-        return Err(e);
-    }
-    println!(
-        "{NAME}: presented {} frame(s); median: {}",
-        app.presented,
-        app.all.medians()
-    );
-    app.log.ok_or_else(|| "the window never opened".to_string())
+    let total = args.frames.unwrap_or(opts.headless_frames);
+    runner::run(&opts, |setup| {
+        let scene = CrowdScene::new(
+            setup.device,
+            cast,
+            options,
+            setup.color_format,
+            setup.depth_format,
+            setup.frames_in_flight,
+        )?;
+        describe(cast, &scene, &setup.device.physical().name, options.threads);
+        let now = Instant::now();
+        Ok(Crowd {
+            scene,
+            cpu: None,
+            gpu_ms: None,
+            headless_total: setup.window.is_none().then_some(total),
+            second: Figures::default(),
+            second_start: now,
+            start: now,
+            all: Figures::default(),
+        })
+    })
 }
 
-impl App<'_> {
-    fn init(&mut self, event_loop: &ActiveEventLoop) -> Result<(), String> {
-        let attrs = Window::default_attributes()
-            .with_title(format!("vkskin {NAME}"))
-            .with_inner_size(PhysicalSize::new(
-                self.args.size.width,
-                self.args.size.height,
-            ));
-        let window = event_loop
-            .create_window(attrs)
-            .map_err(|e| format!("creating the window: {e}"))?;
-        let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
-        let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let instance = sample_common::instance(NAME, self.args.validation(), Some(display))?;
-        self.log = Some(instance.messages().clone());
-        let err = |e: vkskin::gpu::GpuError| e.to_string();
-        // SAFETY: the window is stored in `self` and dropped after `gpu`.
-        let surface = unsafe { Surface::new(&instance, display, handle) }.map_err(err)?;
-        let device = Device::new(
-            &instance,
-            &DeviceDesc {
-                selector: self.args.device.as_deref(),
-                surface: Some(&surface),
-            },
-        )
-        .map_err(err)?;
-        let size = window.inner_size();
-        let target = WindowTarget::new(
-            &device,
-            &surface,
-            size.width,
-            size.height,
-            !self.args.no_vsync,
-        )
-        .map_err(err)?;
-        let scene = CrowdScene::new(
-            &device,
-            self.cast,
-            self.options,
-            target.color_format().map_err(err)?,
-            WindowTarget::DEPTH_FORMAT,
-            DEFAULT_FRAMES_IN_FLIGHT,
-        )?;
-        describe(
-            self.cast,
-            &scene,
-            &device.physical().name,
-            self.options.threads,
-        );
-        let frames = FramesInFlight::new(&device, DEFAULT_FRAMES_IN_FLIGHT).map_err(err)?;
-        self.gpu = Some(Gpu {
-            frames,
-            scene,
-            target,
-            _surface: surface,
-            device,
-        });
-        self.window = Some(window);
-        self.start = Instant::now();
-        self.second_start = self.start;
-        Ok(())
+impl Crowd {
+    fn figures(&self, gpu_ms: Option<f64>) -> Result<FrameFigures, String> {
+        let cpu = self.cpu.ok_or("crowd: a frame with no update")?;
+        Ok(FrameFigures { cpu, gpu_ms })
+    }
+}
+
+impl App for Crowd {
+    fn prepare(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        self.cpu = Some(self.scene.update(f.index, f.time, f.aspect())?);
+        self.gpu_ms = self.scene.gpu_ms(f.index);
+        self.scene.prepass(f.cmd, f.index)
     }
 
-    /// Draws and presents one frame; `Ok(false)` when it was skipped.
-    fn draw(&mut self) -> Result<bool, String> {
-        let Some(gpu) = self.gpu.as_mut() else {
-            return Ok(false);
-        };
-        let err = |e: vkskin::gpu::GpuError| e.to_string();
-        let frame = gpu.frames.begin().map_err(err)?;
-        let Some(image) = gpu.target.acquire(&frame).map_err(err)? else {
-            gpu.frames.abandon(&frame).map_err(err)?;
-            return Ok(false);
-        };
-        let aspect = image.extent.width as f32 / image.extent.height as f32;
-        let t = self.start.elapsed().as_secs_f32();
-        let cpu = gpu.scene.update(frame.index, t, aspect)?;
-        // The slot's previous frame, read as the slot was begun.
-        let gpu_ms = gpu.scene.gpu_ms(frame.index);
-        gpu.scene.prepass(frame.cmd, frame.index)?;
-        gpu.target.begin(frame.cmd, image, CLEAR).map_err(err)?;
-        gpu.scene.record(frame.cmd, frame.index)?;
-        gpu.target.end(frame.cmd, image).map_err(err)?;
-        gpu.scene.finish(frame.cmd, frame.index)?;
-        gpu.frames
-            .submit(
-                &frame,
-                Some((
-                    frame.image_available,
-                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
-                )),
-                Some(gpu.target.render_finished(image)),
-            )
-            .map_err(err)?;
-        gpu.target.present(image).map_err(err)?;
-        let f = FrameFigures { cpu, gpu_ms };
+    fn draw(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        self.scene.record(f.cmd, f.index)
+    }
+
+    fn finish(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        self.scene.finish(f.cmd, f.index)
+    }
+
+    /// The figures, printed once a second.
+    fn presented(&mut self, _ctl: &mut Control<'_>) -> Result<(), String> {
+        let f = self.figures(self.gpu_ms)?;
         self.second.push(&f);
         self.all.push(&f);
-        Ok(true)
-    }
-
-    fn after_present(&mut self, event_loop: &ActiveEventLoop) {
-        self.presented += 1;
         let elapsed = self.second_start.elapsed();
         if elapsed >= Duration::from_secs(1) {
             println!(
@@ -202,53 +101,52 @@ impl App<'_> {
             self.second.clear();
             self.second_start = Instant::now();
         }
-        if self.args.frames.is_some_and(|n| self.presented >= n) {
-            event_loop.exit();
-        }
-    }
-}
-
-impl ApplicationHandler for App<'_> {
-    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.window.is_some() {
-            return;
-        }
-        if let Err(e) = self.init(event_loop) {
-            self.error = Some(e);
-            event_loop.exit();
-        }
+        Ok(())
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::KeyboardInput { event, .. }
-                if event.state == ElementState::Pressed
-                    && event.logical_key == Key::Named(NamedKey::Escape) =>
-            {
-                event_loop.exit()
-            }
-            WindowEvent::Resized(size) => {
-                if let Some(g) = self.gpu.as_mut() {
-                    g.target.resize(size.width, size.height);
-                }
-            }
-            WindowEvent::RedrawRequested => match self.draw() {
-                Ok(true) => self.after_present(event_loop),
-                // Minimised or out of date: don't spin.
-                Ok(false) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => {
-                    self.error = Some(e);
-                    event_loop.exit();
-                }
+    /// A line of figures per frame, the GPU time read now that the frame
+    /// has been waited for.
+    fn written(&mut self, f: &FrameCtx<'_>, _rgba: &[u8]) -> Result<(), String> {
+        let gpu_ms = self.scene.collect_gpu_ms(f.index)?;
+        let figures = self.figures(gpu_ms)?;
+        println!(
+            "frame {:4}  anim {:>7} ms  upload {:>7} ms  gpu {:>7} ms",
+            f.number,
+            fmt_ms(Some(figures.cpu.anim_ms)),
+            fmt_ms(Some(figures.cpu.upload_ms)),
+            fmt_ms(gpu_ms)
+        );
+        // Frame 0 also builds thread pools and warms caches.
+        if f.number > 0 || self.headless_total.is_some_and(|n| n < 3) {
+            self.all.push(&figures);
+        }
+        Ok(())
+    }
+
+    fn finished(&mut self, s: &Summary) -> Result<(), String> {
+        let Some(out) = &s.out else {
+            println!(
+                "{NAME}: presented {} frame(s); median: {}",
+                s.presented,
+                self.all.medians()
+            );
+            return Ok(());
+        };
+        println!(
+            "{NAME}: median of {} frame(s){}: {}",
+            self.all.len(),
+            if s.presented >= 3 {
+                " (frame 0 left out)"
+            } else {
+                ""
             },
-            _ => {}
-        }
-    }
-
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(w) = self.window.as_ref() {
-            w.request_redraw();
-        }
+            self.all.medians()
+        );
+        println!(
+            "{NAME}: wrote {} frame(s) to {}",
+            s.presented,
+            out.display()
+        );
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use vkskin::gpu::validation_default;
+use sample_common::GpuArgs;
 
 const AFTER_HELP: &str = "\
 Keys (windowed):
@@ -67,9 +67,6 @@ pub struct Args {
     /// Scripted input for tests and screenshots (see below).
     #[arg(long)]
     pub script: Option<String>,
-    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
-    #[arg(long)]
-    pub no_vsync: bool,
     /// Frames in flight in the window (1..=3).
     #[arg(long, default_value_t = 2)]
     pub frames_in_flight: usize,
@@ -80,23 +77,9 @@ pub struct Args {
     /// Start with the panel hidden (Tab shows it).
     #[arg(long)]
     pub no_panel: bool,
-    /// List the Vulkan devices and exit.
-    #[arg(long)]
-    pub list_devices: bool,
-    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
-    /// else discrete > integrated > CPU).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Force the validation layer on (it is always on in debug builds and
-    /// with VKSKIN_VALIDATION=1).
-    #[arg(long)]
-    pub validation: bool,
-}
-
-impl Args {
-    pub fn validation(&self) -> bool {
-        self.validation || validation_default()
-    }
+    // --no-vsync, --list-devices, --device, --validation.
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 pub use sample_common::parse_size;

@@ -1,10 +1,12 @@
 //! `--headless`: the contract's frames (see the crate docs) into PNGs and a
-//! contact sheet, with a progress bar.
+//! contact sheet, with a progress bar, through the runner's headless loop
+//! ([`sample_common::runner::headless`]).
 
 use indicatif::{ProgressBar, ProgressStyle};
-use vkskin::anim::{PlaybackMode, SamplingContext, SamplingJob};
-use vkskin::gpu::{GpuError, MessageLog};
-use vkskin::render::{FramesInFlight, OffscreenTarget};
+use sample_common::runner::{self, App, FrameCtx, Setup, Summary};
+use vkskin::anim::{PlaybackMode, SamplingContext, SamplingJob, Transform};
+use vkskin::glam::Mat4;
+use vkskin::gpu::MessageLog;
 
 use crate::contact::{self, Thumb};
 use crate::orbit::Orbit;
@@ -14,6 +16,31 @@ use crate::{load_model, Args, CLEAR};
 /// Frames in flight of the headless run (each frame is waited for before
 /// its readback, so more would not overlap anything).
 pub const FRAMES_IN_FLIGHT: usize = 2;
+
+/// The runner's options for `args` (headless or not).
+pub fn options(args: &Args) -> runner::Options {
+    runner::Options {
+        size: args.size,
+        clear: CLEAR,
+        frames_in_flight: FRAMES_IN_FLIGHT,
+        frames: args.frames,
+        headless: args.headless,
+        out: args.out.clone(),
+        fps: args.fps,
+        ..args.gpu.options("viewer")
+    }
+}
+
+struct Headless {
+    scene: Scene,
+    clip: Option<usize>,
+    locals: Vec<Transform>,
+    context: SamplingContext,
+    view_proj: Mat4,
+    picks: Vec<u64>,
+    thumbs: Vec<Thumb>,
+    bar: ProgressBar,
+}
 
 pub fn run(args: &Args) -> Result<MessageLog, String> {
     if !(args.fps.is_finite() && args.fps > 0.0) {
@@ -25,52 +52,29 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
     // A bad file fails before any Vulkan work, with the loader's message.
     let model = load_model(args.file.as_deref(), args.max_influences)?;
     let clip = match &args.clip {
-        Some(name) => Some(
-            model
-                .clips
-                .iter()
-                .position(|c| c.name() == name)
-                .ok_or_else(|| {
-                    format!(
-                        "{}: no clip {name:?}; clips: {}",
-                        model.name,
-                        clip_names(&model)
-                    )
-                })?,
-        ),
+        Some(name) => Some(find_clip(&model, name)?),
         None if model.clips.is_empty() => None,
         None => Some(0),
     };
-    let (device, log) =
-        sample_common::headless_device("viewer", args.validation(), args.device.as_deref())?;
-    let err = |e: GpuError| e.to_string();
-    let total = args.frames.unwrap_or(60);
-    let (width, height) = args.size;
-    {
-        let target = OffscreenTarget::new(&device, width, height).map_err(err)?;
-        let mut scene = Scene::new(
-            &device,
+    let opts = options(args);
+    let total = args.frames.unwrap_or(opts.headless_frames);
+    runner::headless(&opts, |setup: &Setup<'_>| {
+        let scene = Scene::new(
+            setup.device,
             model,
             args.path.as_deref(),
             SceneDesc {
-                color_format: OffscreenTarget::COLOR_FORMAT,
-                depth_format: OffscreenTarget::DEPTH_FORMAT,
-                frames_in_flight: FRAMES_IN_FLIGHT,
+                color_format: setup.color_format,
+                depth_format: setup.depth_format,
+                frames_in_flight: setup.frames_in_flight,
                 extras: false,
             },
         )?;
-        let mut frames = FramesInFlight::new(&device, FRAMES_IN_FLIGHT).map_err(err)?;
-        std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let (width, height) = args.size;
         let aspect = width as f32 / height as f32;
         let view_proj = Orbit::default()
             .camera(&scene.bounds, aspect)
             .view_proj(aspect);
-        let mut locals = scene.model.skeleton.bind_local().to_vec();
-        let mut context = clip
-            .map(|c| SamplingContext::new(&scene.model.clips[c]))
-            .unwrap_or_default();
-        let picks = contact::picks(total);
-        let mut thumbs: Vec<Thumb> = Vec::with_capacity(picks.len());
         let bar = ProgressBar::new(total).with_style(
             ProgressStyle::with_template(
                 "viewer {bar:40} {pos}/{len} frames, {per_sec}, eta {eta}",
@@ -86,50 +90,86 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             scene.model.vertex_count(),
             clip.map_or("(bind pose)", |c| scene.model.clips[c].name()),
         );
-        for i in 0..total {
-            if let Some(c) = clip {
-                SamplingJob {
-                    clip: &scene.model.clips[c],
-                    context: &mut context,
-                    time: i as f32 / args.fps,
-                    mode: PlaybackMode::Loop,
-                    output: &mut locals,
-                }
-                .run()
-                .map_err(|e| format!("{}: {e}", scene.model.name))?;
+        let picks = contact::picks(total);
+        Ok(Headless {
+            locals: scene.model.skeleton.bind_local().to_vec(),
+            context: clip
+                .map(|c| SamplingContext::new(&scene.model.clips[c]))
+                .unwrap_or_default(),
+            thumbs: Vec::with_capacity(picks.len()),
+            picks,
+            scene,
+            clip,
+            view_proj,
+            bar,
+        })
+    })
+}
+
+impl App for Headless {
+    /// Samples the clip at the frame's time and writes its palettes.
+    fn prepare(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        if let Some(c) = self.clip {
+            SamplingJob {
+                clip: &self.scene.model.clips[c],
+                context: &mut self.context,
+                time: f.time,
+                mode: PlaybackMode::Loop,
+                output: &mut self.locals,
             }
-            scene.pose(&locals)?;
-            let frame = frames.begin().map_err(err)?;
-            scene.update(frame.index, view_proj)?;
-            scene.prepass(frame.cmd, frame.index)?;
-            target.begin(frame.cmd, CLEAR);
-            scene.record(frame.cmd, frame.index, false)?;
-            target.end_and_copy(frame.cmd);
-            scene.finish(frame.cmd, frame.index)?;
-            frames.submit(&frame, None, None).map_err(err)?;
-            // One readback target: wait before the next frame reuses it.
-            frames.wait(&frame).map_err(err)?;
-            let rgba = target.read_rgba().map_err(err)?;
-            let path = args.out.join(format!("frame_{i:04}.png"));
-            vkskin::render::write_png(&path, width, height, &rgba).map_err(err)?;
-            if picks.contains(&i) {
-                thumbs.push(contact::thumb(width, height, &rgba));
-            }
-            bar.inc(1);
+            .run()
+            .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
         }
-        bar.finish_and_clear();
-        if !thumbs.is_empty() {
-            contact::write_sheet(&args.out.join("contact_sheet.png"), &thumbs)?;
+        self.scene.pose(&self.locals)?;
+        self.scene.update(f.index, self.view_proj)?;
+        self.scene.prepass(f.cmd, f.index)
+    }
+
+    fn draw(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        self.scene.record(f.cmd, f.index, false)
+    }
+
+    fn finish(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
+        self.scene.finish(f.cmd, f.index)
+    }
+
+    fn written(&mut self, f: &FrameCtx<'_>, rgba: &[u8]) -> Result<(), String> {
+        if self.picks.contains(&f.number) {
+            let e = f.extent;
+            self.thumbs.push(contact::thumb(e.width, e.height, rgba));
+        }
+        self.bar.inc(1);
+        Ok(())
+    }
+
+    fn finished(&mut self, s: &Summary) -> Result<(), String> {
+        self.bar.finish_and_clear();
+        let out = s.out.as_deref().unwrap_or(std::path::Path::new("."));
+        if !self.thumbs.is_empty() {
+            contact::write_sheet(&out.join("contact_sheet.png"), &self.thumbs)?;
         }
         println!(
-            "viewer: wrote {total} frame(s) and contact_sheet.png to {}",
-            args.out.display()
+            "viewer: wrote {} frame(s) and contact_sheet.png to {}",
+            s.presented,
+            out.display()
         );
+        Ok(())
     }
-    // Every resource is gone; the device (and then the instance with its
-    // messenger) goes now, so the log includes the leak report.
-    drop(device);
-    Ok(log)
+}
+
+/// The clip called `name`, or an error naming the model's clips.
+pub fn find_clip(model: &vkskin::assets::Model, name: &str) -> Result<usize, String> {
+    model
+        .clips
+        .iter()
+        .position(|c| c.name() == name)
+        .ok_or_else(|| {
+            format!(
+                "{}: no clip {name:?}; clips: {}",
+                model.name,
+                clip_names(model)
+            )
+        })
 }
 
 pub fn clip_names(model: &vkskin::assets::Model) -> String {

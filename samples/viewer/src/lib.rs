@@ -49,14 +49,13 @@ pub mod orbit;
 pub mod player;
 pub mod scene;
 pub mod script;
-mod shot;
 mod ui;
 pub mod window;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use sample_common::{display_present, fail, print_devices, report};
+use sample_common::{fail, report};
 use vkskin::assets::builtin::{Character, CharacterDesc};
 use vkskin::assets::{LoadOptions, Model};
 
@@ -76,20 +75,10 @@ pub const BOUNDS_SAMPLES: usize = 16;
 
 /// Runs the viewer as the command line asks; the process's exit code.
 pub fn run(args: Args) -> ExitCode {
-    if args.list_devices {
-        return match print_devices("viewer", args.validation()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail("viewer", &e),
-        };
+    if let Some(code) = args.gpu.list_devices("viewer") {
+        return code;
     }
-    let headless = args.headless || !display_present();
-    if !args.headless && headless {
-        eprintln!(
-            "viewer: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
-            args.out.display()
-        );
-    }
-    let result = if headless {
+    let result = if headless::options(&args).headless_wanted() {
         headless::run(&args)
     } else {
         window::run(&args)

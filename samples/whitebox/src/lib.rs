@@ -7,41 +7,41 @@
 //! In debug builds (or with `--validation`) the validation layer and
 //! synchronization validation are on.
 
-mod headless;
+mod rig;
 mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use sample_common::{display_present, fail, print_devices, report};
-use vkskin::gpu::{validation_default, vk, Device, GpuResult};
+use sample_common::{fail, report, GpuArgs};
+use vkskin::glam::Mat4;
+use vkskin::gpu::{vk, GpuResult};
 
-/// What a sample draws: made for a device and target formats, updated per
-/// frame, recorded around and inside the rendering scope.
+pub use rig::Rig;
+pub use sample_common::runner::Setup;
+
+/// What a sample draws: a [`Rig`] made for the device and target formats
+/// and posed per frame; the frame around it is the same for every scene.
 pub trait Scene: Sized {
     /// The sample's name (window title, messages).
     const NAME: &'static str;
     /// One line for `--help`.
     const ABOUT: &'static str;
     const CLEAR: [f32; 4];
+    /// The joint markers' size and colour.
+    const MARKER: (f32, [f32; 4]);
 
-    fn new(
-        device: &Arc<Device>,
-        color_format: vk::Format,
-        depth_format: vk::Format,
-        frames_in_flight: usize,
-    ) -> GpuResult<Self>;
-    /// Poses the scene for frame slot `frame` at `t` seconds (the slot's
-    /// previous submission has finished).
+    fn new(setup: &Setup<'_>) -> GpuResult<Self>;
+    /// Poses the rig for frame slot `frame` at `t` seconds and uploads it
+    /// (the slot's previous submission has finished).
     fn update(&mut self, frame: usize, t: f32, aspect: f32) -> GpuResult<()>;
-    /// Records what precedes the rendering scope.
-    fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
-    /// Records the draws inside the rendering scope.
-    fn record(&self, cmd: vk::CommandBuffer, frame: usize, aspect: f32) -> GpuResult<()>;
-    /// Records what follows the rendering scope.
-    fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()>;
+    fn rig(&self) -> &Rig;
+    fn view_proj(&self, aspect: f32) -> Mat4;
+    /// How the mesh is drawn.
+    fn polygon(&self) -> vk::PolygonMode {
+        vk::PolygonMode::FILL
+    }
 }
 
 #[derive(Parser, Debug, Clone)]
@@ -66,25 +66,8 @@ pub struct Args {
     /// Resize the window (to 3/4 of its size, then back at 2K) at frame K.
     #[arg(long, value_name = "K")]
     pub resize_at: Option<u64>,
-    /// Present without vsync (IMMEDIATE or MAILBOX when offered).
-    #[arg(long)]
-    pub no_vsync: bool,
-    /// List the Vulkan devices and exit.
-    #[arg(long)]
-    pub list_devices: bool,
-    /// Device to use: index or name substring (default: $VKSKIN_DEVICE,
-    /// else discrete > integrated > CPU).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Force the validation layer on (it is always on in debug builds).
-    #[arg(long)]
-    pub validation: bool,
-}
-
-impl Args {
-    pub fn validation(&self) -> bool {
-        self.validation || validation_default()
-    }
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 impl Args {
@@ -105,26 +88,10 @@ pub fn run<S: Scene>() -> ExitCode {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
-    if args.list_devices {
-        return match print_devices(S::NAME, args.validation()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(S::NAME, &e),
-        };
+    if let Some(code) = args.gpu.list_devices(S::NAME) {
+        return code;
     }
-    let headless = args.headless || !display_present();
-    if !args.headless && headless {
-        eprintln!(
-            "{}: no display (DISPLAY/WAYLAND_DISPLAY unset): rendering headless to {}",
-            S::NAME,
-            args.out_dir(S::NAME).display()
-        );
-    }
-    let result = if headless {
-        headless::run::<S>(&args)
-    } else {
-        window::run::<S>(&args)
-    };
-    match result {
+    match window::run::<S>(&args) {
         Ok(log) => report(S::NAME, &log),
         Err(e) => fail(S::NAME, &e),
     }
