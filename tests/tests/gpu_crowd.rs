@@ -61,14 +61,13 @@ fn reference_palettes(model: &Model, n: usize, time: f32) -> Vec<Vec<Affine3A>> 
     out.into_inner().unwrap()
 }
 
-/// The paths whose one draw (or dispatch) holds many instances' palettes.
+/// The paths whose one draw (or dispatch) holds many instances' palettes
+/// (instanced storages without a fixed window).
 fn crowd_paths() -> Vec<&'static PathDesc> {
     paths()
         .iter()
         .filter(|p| match p.stage {
-            Stage::Vertex => p
-                .storage
-                .is_some_and(|s| matches!(s.name(), "texel" | "ssbo")),
+            Stage::Vertex => p.storage.is_some_and(|s| s.instanced() && !s.windowed()),
             Stage::Compute | Stage::Cpu => true,
         })
         .collect()
