@@ -53,8 +53,8 @@ fn compute_storage() -> &'static dyn Storage {
 
 #[test]
 fn every_storage_and_encoding_compiles_in_both_stages() {
-    for &storage in &STORAGES {
-        for &encoding in &ENCODINGS {
+    for &storage in STORAGES {
+        for &encoding in ENCODINGS {
             path_spirv(storage, encoding, Stage::Vertex, false);
             path_spirv(storage, encoding, Stage::Vertex, true);
             if storage.serves_compute() {
@@ -89,7 +89,7 @@ fn frame_uniforms_match_the_shader_block() {
 
 #[test]
 fn palettes_are_arrays_of_vec4() {
-    for &storage in &STORAGES {
+    for &storage in STORAGES {
         if storage.descriptor() == Some(crate::gpu::vk::DescriptorType::UNIFORM_TEXEL_BUFFER) {
             continue; // texels, no block
         }

@@ -115,8 +115,8 @@ pub fn paths() -> &'static [PathDesc] {
     PATHS.get_or_init(|| {
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
         let mut v = Vec::new();
-        for &e in &ENCODINGS {
-            for &s in &STORAGES {
+        for &e in ENCODINGS {
+            for &s in STORAGES {
                 v.push(PathDesc {
                     name: leak(format!("{}-{}", e.name(), s.name())),
                     encoding: e,
@@ -131,7 +131,7 @@ pub fn paths() -> &'static [PathDesc] {
             .filter(|s| s.serves_compute())
             .collect();
         for (i, &s) in compute.iter().enumerate() {
-            for &e in &ENCODINGS {
+            for &e in ENCODINGS {
                 let name = if i == 0 {
                     format!("{}-compute", e.name())
                 } else {
@@ -145,7 +145,7 @@ pub fn paths() -> &'static [PathDesc] {
                 });
             }
         }
-        for &e in &ENCODINGS {
+        for &e in ENCODINGS {
             v.push(PathDesc {
                 name: leak(format!("{}-cpu", e.name())),
                 encoding: e,

@@ -71,8 +71,9 @@ pub trait Encoding: Send + Sync {
     ) -> Result<PaletteReport, AnimError>;
 }
 
-/// Every encoding, in the order paths are listed.
-pub static ENCODINGS: [&dyn Encoding; 4] = [
+/// Every encoding, in the order paths are listed (a new encoding is one
+/// line here).
+pub static ENCODINGS: &[&dyn Encoding] = &[
     &Affine4x3Encoding,
     &QuatTranslationEncoding,
     &DualQuatEncoding,

@@ -112,9 +112,15 @@ pub trait Storage: Send + Sync {
     }
 }
 
-/// Every storage, in the order paths are listed.
-pub static STORAGES: [&dyn Storage; 4] =
-    [&PushConstants, &UniformBuffer, &TexelBuffer, &StorageBuffer];
+/// Every storage, in the order paths are listed (the registry makes each
+/// one's paths; a new storage is one line here).
+#[rustfmt::skip]
+pub static STORAGES: &[&dyn Storage] = &[
+    &PushConstants,
+    &UniformBuffer,
+    &TexelBuffer,
+    &StorageBuffer,
+];
 
 /// The vertex stage's draws of one partition of a batch, handed to
 /// [`Storage::record_part`]: where the palettes are and what to draw. Its
