@@ -7,6 +7,7 @@
 //! is named, the features it needs). Adding a storage is a file here, its
 //! GLSL file and one entry in [`STORAGES`]; the registry makes its paths.
 
+mod bda;
 mod push;
 mod ssbo;
 mod texel;
@@ -120,6 +121,7 @@ pub static STORAGES: &[&dyn Storage] = &[
     &UniformBuffer,
     &TexelBuffer,
     &StorageBuffer,
+    &bda::BufferAddress,
 ];
 
 /// The vertex stage's draws of one partition of a batch, handed to
