@@ -87,8 +87,8 @@ fn two_hundred_fifty_six_instances_each_match_their_own_reference() {
     let descs = crowd_paths();
     assert_eq!(
         descs.len(),
-        16,
-        "texel + ssbo x 4 encodings, 4 compute, 4 cpu"
+        24,
+        "texel + ssbo + bda x 4 encodings, (ssbo + bda) x 4 compute, 4 cpu"
     );
     for model in &models {
         let mesh = &model.meshes[0];
