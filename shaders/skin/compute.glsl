@@ -4,7 +4,7 @@
 // (non-skinning) pipeline then draws, as many times as the frame needs.
 //
 // Set 0: the mesh (bind-pose vertices, influences); set 1: the palette
-// storage; set 2: the output positions and normals (tightly packed vec3,
+// storage (or none: a storage may reach it through push constants); set 2: the output positions and normals (tightly packed vec3,
 // the plain pipeline's vertex streams 0 and 1).
 #include "common.glsl"
 
@@ -29,15 +29,7 @@ layout(set = 2, binding = 1, std430) writeonly buffer OutNormals {
     float v[];
 } out_nrm;
 
-// Host mirror: vkskin::skin::ComputePush.
-layout(push_constant, std430) uniform ComputePush {
-    uint palette_base;
-    uint palette_stride;
-    uint vertex_count;
-    uint instance_count;
-    // Output vertex of instance 0's vertex 0.
-    uint out_base;
-} cp;
+#include "push.glsl"
 
 void read_influences(uint v, bool second, out uvec4 j, out vec4 w) {
     uint o = v * 6u;
@@ -52,7 +44,7 @@ void read_influences(uint v, bool second, out uvec4 j, out vec4 w) {
 void main() {
     uint v = gl_GlobalInvocationID.x;
     uint inst = gl_GlobalInvocationID.y;
-    if (v >= cp.vertex_count || inst >= cp.instance_count) {
+    if (v >= pc.vertex_count || inst >= pc.instance_count) {
         return;
     }
     uint o = v * 8u;
@@ -68,8 +60,8 @@ void main() {
     w[1] = vec4(0.0);
 #endif
     vec3 sp, sn;
-    skin_vertex(cp.palette_base + inst * cp.palette_stride, j, w, p, n, sp, sn);
-    uint dst = (cp.out_base + inst * cp.vertex_count + v) * 3u;
+    skin_vertex(pc.palette_base + inst * pc.palette_stride, j, w, p, n, sp, sn);
+    uint dst = (pc.out_base + inst * pc.vertex_count + v) * 3u;
     out_pos.v[dst] = sp.x;
     out_pos.v[dst + 1u] = sp.y;
     out_pos.v[dst + 2u] = sp.z;

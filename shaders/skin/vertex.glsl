@@ -21,25 +21,16 @@ layout(location = 0) out vec3 out_normal;
 layout(location = 1) out vec2 out_uv;
 layout(location = 2) out vec4 out_tint;
 
+#include "push.glsl"
+
 #ifdef PALETTE_IN_PUSH_CONSTANTS
 // One instance per draw, its palette pushed whole.
 uint palette_base() {
     return 0u;
 }
 #else
-// Host mirror: vkskin::skin::DrawPush.
-layout(push_constant, std430) uniform DrawPush {
-    // First vec4 of the draw's first instance's palette (partition).
-    uint palette_base;
-    // Vec4s from one instance's palette to the next.
-    uint palette_stride;
-    // The draw's firstInstance.
-    uint first_instance;
-    uint _pad;
-} draw;
-
 uint palette_base() {
-    return draw.palette_base + (uint(gl_InstanceIndex) - draw.first_instance) * draw.palette_stride;
+    return pc.palette_base + (uint(gl_InstanceIndex) - pc.first_instance) * pc.palette_stride;
 }
 #endif
 

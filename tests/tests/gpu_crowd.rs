@@ -61,14 +61,13 @@ fn reference_palettes(model: &Model, n: usize, time: f32) -> Vec<Vec<Affine3A>> 
     out.into_inner().unwrap()
 }
 
-/// The paths whose one draw (or dispatch) holds many instances' palettes.
+/// The paths whose one draw (or dispatch) holds many instances' palettes
+/// (instanced storages without a fixed window).
 fn crowd_paths() -> Vec<&'static PathDesc> {
     paths()
         .iter()
         .filter(|p| match p.stage {
-            Stage::Vertex => p
-                .storage
-                .is_some_and(|s| matches!(s.name(), "texel" | "ssbo")),
+            Stage::Vertex => p.storage.is_some_and(|s| s.instanced() && !s.windowed()),
             Stage::Compute | Stage::Cpu => true,
         })
         .collect()
@@ -88,8 +87,8 @@ fn two_hundred_fifty_six_instances_each_match_their_own_reference() {
     let descs = crowd_paths();
     assert_eq!(
         descs.len(),
-        16,
-        "texel + ssbo x 4 encodings, 4 compute, 4 cpu"
+        24,
+        "texel + ssbo + bda x 4 encodings, (ssbo + bda) x 4 compute, 4 cpu"
     );
     for model in &models {
         let mesh = &model.meshes[0];

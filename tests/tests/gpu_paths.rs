@@ -293,3 +293,51 @@ fn every_path_matches_on_the_shared_assets() {
     }
     gpu.finish();
 }
+
+/// A storage that needs a device feature the device did not enable is an
+/// `Err` naming the feature, not a validation error or a crash: the test
+/// device wrapped as a host's that declares no `bufferDeviceAddress`.
+#[test]
+fn a_device_without_buffer_device_address_refuses_the_storages_that_need_it() {
+    use vkskin::gpu::{vk, Device, EnabledFeatures, HostDevice};
+    use vkskin::skin::{SkinPath, SkinPathConfig};
+    let gpu = GpuTest::new();
+    let d = &gpu.device;
+    assert!(
+        d.features().buffer_device_address,
+        "lavapipe (Vulkan 1.3) has bufferDeviceAddress"
+    );
+    let host = HostDevice {
+        physical_device: d.physical().raw,
+        device: d.raw().clone(),
+        queue: *d.queue(),
+        queue_family: d.queue_family(),
+        features: EnabledFeatures {
+            buffer_device_address: false,
+            ..d.features()
+        },
+    };
+    // SAFETY: the handles are the test device's, which outlives `without`
+    // (dropped first, below); nothing else uses the queue meanwhile.
+    let without = unsafe { Device::from_host(d.instance(), host) }.expect("wrapped device");
+    let cfg = SkinPathConfig::new(vk::Format::R8G8B8A8_UNORM, vk::Format::UNDEFINED, 1);
+    let mut refused = 0;
+    for desc in paths() {
+        match SkinPath::new(&without, desc, cfg.clone()) {
+            Ok(_) => {}
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("bufferDeviceAddress") && msg.contains("bda"),
+                    "{}: {msg}",
+                    desc.name
+                );
+                refused += 1;
+            }
+        }
+    }
+    // Each encoding on the bda storage, in the vertex and compute stages.
+    assert_eq!(refused, 2 * vkskin::skin::encoding::ENCODINGS.len());
+    drop(without);
+    gpu.finish();
+}

@@ -65,6 +65,7 @@ pub struct Buffer {
     raw: vk::Buffer,
     allocation: Option<Allocation>,
     size: u64,
+    usage: vk::BufferUsageFlags,
     name: String,
 }
 
@@ -115,6 +116,7 @@ impl Buffer {
             raw,
             allocation: Some(allocation),
             size: desc.size,
+            usage: desc.usage,
             name: desc.name.to_owned(),
         })
     }
@@ -165,6 +167,33 @@ impl Buffer {
     /// Size in bytes, as requested (the allocation may be larger).
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// The buffer's 64-bit device address, for shaders that reach it
+    /// through a buffer reference. The buffer must have been made with
+    /// `SHADER_DEVICE_ADDRESS` usage on a device with `bufferDeviceAddress`
+    /// enabled; otherwise an error naming what is missing.
+    pub fn device_address(&self) -> GpuResult<vk::DeviceAddress> {
+        if !self.device.features().buffer_device_address {
+            return Err(GpuError::InvalidArgument(format!(
+                "buffer {:?}: a device address needs bufferDeviceAddress, which the device did not enable",
+                self.name
+            )));
+        }
+        if !self
+            .usage
+            .contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "buffer {:?} was not made with SHADER_DEVICE_ADDRESS usage",
+                self.name
+            )));
+        }
+        let info = vk::BufferDeviceAddressInfo::default().buffer(self.raw);
+        // SAFETY: the buffer is live and owned by this device, made with
+        // SHADER_DEVICE_ADDRESS usage, and the device enabled
+        // bufferDeviceAddress (both checked above).
+        Ok(unsafe { self.device.raw().get_buffer_device_address(&info) })
     }
 
     /// The name given at creation.

@@ -38,6 +38,10 @@ pub struct EnabledFeatures {
     pub maintenance4: bool,
     /// Many draws from one indirect buffer (instances of pre-skinned meshes).
     pub multi_draw_indirect: bool,
+    /// Vulkan 1.2's `bufferDeviceAddress`: shaders reach buffers through
+    /// 64-bit addresses (the `bda` palette storage). vkskin's allocator
+    /// then allocates every block with `DEVICE_ADDRESS`.
+    pub buffer_device_address: bool,
 }
 
 /// The logical device, its one graphics + compute queue and the memory
@@ -114,7 +118,7 @@ impl Device {
             device: host.device.clone(),
             physical_device: physical.raw,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: host.features.buffer_device_address,
             allocation_sizes: Default::default(),
         })?;
         log::info!("vkskin: embedded on the host's {physical}");
@@ -177,6 +181,7 @@ impl Device {
                 .is_some_and(|f| f.timestamp_valid_bits > 0),
             maintenance4: f13.maintenance4 == vk::TRUE,
             multi_draw_indirect: have.multi_draw_indirect == vk::TRUE,
+            buffer_device_address: f12.buffer_device_address == vk::TRUE,
         };
         let core = vk::PhysicalDeviceFeatures::default()
             .fill_mode_non_solid(features.fill_mode_non_solid)
@@ -190,7 +195,8 @@ impl Device {
             .synchronization2(true)
             .maintenance4(features.maintenance4);
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
-            .host_query_reset(f12.host_query_reset == vk::TRUE);
+            .host_query_reset(f12.host_query_reset == vk::TRUE)
+            .buffer_device_address(features.buffer_device_address);
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
@@ -218,7 +224,7 @@ impl Device {
             device: raw.clone(),
             physical_device: physical.raw,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: features.buffer_device_address,
             allocation_sizes: Default::default(),
         });
         let allocator = match allocator {

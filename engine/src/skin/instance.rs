@@ -35,7 +35,7 @@ impl InstanceRecord {
 }
 
 /// Push constants of the vertex stage's non-push storages (host mirror of
-/// `DrawPush` in `shaders/skin/vertex.glsl`).
+/// `DrawPush` in `shaders/skin/push.glsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct DrawPush {

@@ -7,17 +7,30 @@ use std::mem::{offset_of, size_of};
 use crate::gpu::reflect::struct_layout;
 use crate::gpu::{compile, ShaderDesc, ShaderSources};
 
+use super::encoding::{Encoding, ENCODINGS};
+use super::registry::Stage;
+use super::storage::{Storage, STORAGES};
 use super::{CaptureHeader, CapturedVertex, ComputePush, DrawPush, FrameUniforms};
 
 /// A path's generated main file, compiled the way `SkinPath` does.
-fn path_spirv(storage: &str, encoding: &str, stage: &str, capture: bool) -> Vec<u32> {
-    let file = if stage == "compute" {
-        "gen/t.comp"
-    } else {
-        "gen/t.vert"
+fn path_spirv(
+    storage: &dyn Storage,
+    encoding: &dyn Encoding,
+    stage: Stage,
+    capture: bool,
+) -> Vec<u32> {
+    let (file, prelude, stage_file) = match stage {
+        Stage::Compute => (
+            "gen/t.comp",
+            "#define SKIN_STAGE_COMPUTE 1\n",
+            "skin/compute.glsl",
+        ),
+        _ => ("gen/t.vert", "", "skin/vertex.glsl"),
     };
     let src = format!(
-        "#version 460\n#include \"skin/storage/{storage}.glsl\"\n#include \"skin/encoding/{encoding}.glsl\"\n#include \"skin/{stage}.glsl\"\n"
+        "#version 460\n{prelude}#include \"{}\"\n#include \"{}\"\n#include \"{stage_file}\"\n",
+        storage.shader(),
+        encoding.shader()
     );
     let mut desc = ShaderDesc::new(file)
         .define("PALETTE_VEC4S", 24)
@@ -28,23 +41,24 @@ fn path_spirv(storage: &str, encoding: &str, stage: &str, capture: bool) -> Vec<
     compile(&ShaderSources::embedded().with(file, src), &desc).unwrap()
 }
 
+/// The reference shader: the storage-buffer palette (the compute stage's
+/// first storage), 4x3, vertex stage, capture on.
 fn skin_spirv() -> Vec<u32> {
-    path_spirv("ssbo", "affine4x3", "vertex", true)
+    path_spirv(compute_storage(), ENCODINGS[0], Stage::Vertex, true)
+}
+
+fn compute_storage() -> &'static dyn Storage {
+    *STORAGES.iter().find(|s| s.serves_compute()).unwrap()
 }
 
 #[test]
 fn every_storage_and_encoding_compiles_in_both_stages() {
-    for storage in ["push", "ubo", "texel", "ssbo"] {
-        for encoding in [
-            "affine4x3",
-            "quat_translation",
-            "dual_quat",
-            "dual_quat_scale",
-        ] {
-            path_spirv(storage, encoding, "vertex", false);
-            path_spirv(storage, encoding, "vertex", true);
-            if storage != "push" {
-                path_spirv(storage, encoding, "compute", false);
+    for &storage in STORAGES {
+        for &encoding in ENCODINGS {
+            path_spirv(storage, encoding, Stage::Vertex, false);
+            path_spirv(storage, encoding, Stage::Vertex, true);
+            if storage.serves_compute() {
+                path_spirv(storage, encoding, Stage::Compute, false);
             }
         }
     }
@@ -75,15 +89,47 @@ fn frame_uniforms_match_the_shader_block() {
 
 #[test]
 fn palettes_are_arrays_of_vec4() {
-    for (storage, block) in [
-        ("ubo", "PaletteUbo"),
-        ("ssbo", "PaletteSsbo"),
-        ("push", "PalettePush"),
-    ] {
-        let spirv = path_spirv(storage, "dual_quat", "vertex", false);
+    for &storage in STORAGES {
+        if storage.descriptor() == Some(crate::gpu::vk::DescriptorType::UNIFORM_TEXEL_BUFFER) {
+            continue; // texels, no block
+        }
+        let spirv = path_spirv(storage, ENCODINGS[2], Stage::Vertex, false);
+        let block = storage.glsl_block();
         let l = struct_layout(&spirv, block).unwrap_or_else(|| panic!("{block}"));
         let v = l.member("v").unwrap();
-        assert_eq!((v.offset, v.array_stride), (0, Some(16)), "{storage}");
+        assert_eq!(
+            (v.offset, v.array_stride),
+            (0, Some(16)),
+            "{}",
+            storage.name()
+        );
+    }
+}
+
+/// Every storage's push prefix (the fields it opens the push block with)
+/// is as long as the host writes, in both stages.
+#[test]
+fn push_prefixes_match_the_shader_blocks() {
+    for &storage in STORAGES.iter().filter(|s| !s.in_push_constants()) {
+        let prefix = storage.push_prefix_len() as u32;
+        let spirv = path_spirv(storage, ENCODINGS[0], Stage::Vertex, false);
+        let l = struct_layout(&spirv, "DrawPush").unwrap();
+        assert_eq!(
+            l.member("palette_base").unwrap().offset,
+            prefix,
+            "{}",
+            storage.name()
+        );
+        if storage.serves_compute() {
+            let spirv = path_spirv(storage, ENCODINGS[0], Stage::Compute, false);
+            let l = struct_layout(&spirv, "ComputePush").unwrap();
+            assert_eq!(
+                l.member("palette_base").unwrap().offset,
+                prefix,
+                "{}",
+                storage.name()
+            );
+        }
     }
 }
 
@@ -102,7 +148,7 @@ fn draw_push_matches_the_shader_block() {
 
 #[test]
 fn compute_push_matches_the_shader_block() {
-    let spirv = path_spirv("ssbo", "affine4x3", "compute", false);
+    let spirv = path_spirv(compute_storage(), ENCODINGS[0], Stage::Compute, false);
     let l = struct_layout(&spirv, "ComputePush").unwrap();
     for (name, off) in [
         ("palette_base", offset_of!(ComputePush, palette_base)),

@@ -26,7 +26,7 @@ pub use path::{
     Batch, BatchWriter, InstanceWriter, SkinPath, SkinPathConfig, PLAIN_VERTEX, SKINNED_FRAGMENT,
 };
 pub use registry::{auto, find, paths, PathDesc, Stage};
-pub use storage::Storage;
+pub use storage::{PartDraw, Storage};
 
 #[cfg(test)]
 mod layout_tests;

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use super::encoding::{Encoding, ENCODINGS};
-use super::storage::{Storage, StorageBuffer, STORAGES};
+use super::storage::{Storage, STORAGES};
 use crate::gpu::{vk, Device};
 
 /// Where the skinning arithmetic runs.
@@ -74,19 +74,22 @@ impl PathDesc {
     }
 
     /// Whether meshes larger than [`PathDesc::capacity`] are split into
-    /// partitions (window storages) rather than refused.
+    /// partitions (windowed storages in the vertex stage) rather than
+    /// refused.
     pub fn partitions(&self) -> bool {
-        self.stage == Stage::Vertex
-            && matches!(self.storage.map(|s| s.name()), Some("push" | "ubo"))
+        self.stage == Stage::Vertex && self.storage.is_some_and(|s| s.windowed())
+    }
+
+    /// What bounds one draw's palette on a device with `limits`, in words
+    /// (the storage's device limit; "no limit" on the CPU stage).
+    pub fn limit_text(&self, limits: &vk::PhysicalDeviceLimits) -> String {
+        self.storage
+            .map_or_else(|| "no limit".into(), |s| s.limit_text(limits))
     }
 
     /// What the path cannot serve, in words, on a device with `limits`.
     pub fn limitation(&self, limits: &vk::PhysicalDeviceLimits) -> String {
-        let lossy = match self.encoding.name() {
-            "qt" => "non-uniform scale or shear (reported)",
-            "dq" => "any scale (reported; use dq-scale)",
-            _ => "",
-        };
+        let lossy = self.encoding.lossy().unwrap_or("");
         let cap = match (self.capacity_for(limits), self.partitions()) {
             (None, _) => String::new(),
             (Some(c), true) => format!("a triangle needing more than {c} bones"),
@@ -102,14 +105,18 @@ impl PathDesc {
 }
 
 /// Every path: each encoding on each storage in the vertex stage, then each
-/// encoding in the compute stage (storage-buffer palettes) and on the CPU.
+/// encoding in the compute stage on each storage that serves it, then each
+/// encoding on the CPU. This is the name table: `{encoding}-{storage}`,
+/// `{encoding}-compute` (storage-buffer palettes, the first storage that
+/// serves compute), `{encoding}-{storage}-compute` (any other), and
+/// `{encoding}-cpu`.
 pub fn paths() -> &'static [PathDesc] {
     static PATHS: OnceLock<Vec<PathDesc>> = OnceLock::new();
     PATHS.get_or_init(|| {
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
         let mut v = Vec::new();
-        for &e in &ENCODINGS {
-            for &s in &STORAGES {
+        for &e in ENCODINGS {
+            for &s in STORAGES {
                 v.push(PathDesc {
                     name: leak(format!("{}-{}", e.name(), s.name())),
                     encoding: e,
@@ -118,15 +125,27 @@ pub fn paths() -> &'static [PathDesc] {
                 });
             }
         }
-        for &e in &ENCODINGS {
-            v.push(PathDesc {
-                name: leak(format!("{}-compute", e.name())),
-                encoding: e,
-                storage: Some(&StorageBuffer),
-                stage: Stage::Compute,
-            });
+        let compute: Vec<&'static dyn Storage> = STORAGES
+            .iter()
+            .copied()
+            .filter(|s| s.serves_compute())
+            .collect();
+        for (i, &s) in compute.iter().enumerate() {
+            for &e in ENCODINGS {
+                let name = if i == 0 {
+                    format!("{}-compute", e.name())
+                } else {
+                    format!("{}-{}-compute", e.name(), s.name())
+                };
+                v.push(PathDesc {
+                    name: leak(name),
+                    encoding: e,
+                    storage: Some(s),
+                    stage: Stage::Compute,
+                });
+            }
         }
-        for &e in &ENCODINGS {
+        for &e in ENCODINGS {
             v.push(PathDesc {
                 name: leak(format!("{}-cpu", e.name())),
                 encoding: e,

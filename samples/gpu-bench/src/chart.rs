@@ -11,12 +11,14 @@ use crate::report::verts_per_s;
 use crate::{Case, Outcome, Setup};
 
 /// Where the palette lives or where the skinning runs: a line each.
-const KINDS: [(&str, RGBColor); 6] = [
+const KINDS: [(&str, RGBColor); 8] = [
     ("push", RGBColor(148, 103, 189)),
     ("ubo", RGBColor(31, 119, 180)),
     ("texel", RGBColor(44, 160, 44)),
     ("ssbo", RGBColor(255, 127, 14)),
+    ("bda", RGBColor(23, 190, 207)),
     ("compute", RGBColor(214, 39, 40)),
+    ("bda-compute", RGBColor(227, 119, 194)),
     ("cpu", RGBColor(110, 110, 110)),
 ];
 
@@ -150,12 +152,11 @@ pub fn draw(png: &Path, font: &Path, setup: &Setup, cases: &[Case]) -> Result<()
     vkskin::render::write_png(png, WIDTH, HEIGHT, &rgba).map_err(|e| e.to_string())
 }
 
-/// The path's storage for the vertex stage, else its stage.
+/// The path's name after its encoding: its storage for the vertex stage,
+/// else its stage (with the storage where the stage has several).
 fn kind_of(c: &Case) -> &'static str {
-    match c.path.stage {
-        vkskin::skin::Stage::Vertex => c.path.storage.map_or("cpu", |s| s.name()),
-        s => s.name(),
-    }
+    let name = c.path.name;
+    name.get(c.path.encoding.name().len() + 1..).unwrap_or(name)
 }
 
 /// The x axis's end past the largest count, and the y axis's whole

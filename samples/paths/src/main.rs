@@ -2,7 +2,7 @@
 //!
 //! - `paths --table` prints the Markdown table of every path: storage,
 //!   encoding, stage, bones per draw on this device, what it cannot serve,
-//!   and the CPU job it is tested against (the README's table).
+//!   and the CPU job it is tested against (docs/skinning-paths.md's table).
 //! - `paths --twist OUT.png` renders the candy-wrapper test headless: a
 //!   cylinder whose top joint turns 150 degrees, linear blend skinning
 //!   (4x3-ubo) beside dual-quaternion skinning (dq-ubo).
@@ -21,6 +21,7 @@ use vkskin::assets::builtin::{Character, TwistCylinder};
 use vkskin::assets::Model;
 use vkskin::gpu::{Device, DeviceDesc, GpuError, Instance, InstanceDesc, MessageLog};
 use vkskin::render::{write_png, Camera, FramesInFlight, OffscreenTarget, Projection};
+use vkskin::skin::encoding::ENCODINGS;
 use vkskin::skin::{paths, FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
 
 #[derive(Parser, Debug)]
@@ -257,8 +258,14 @@ fn gallery(device: &std::sync::Arc<Device>, out: &std::path::Path) -> Result<(),
         40f32.to_radians(),
         w as f32 / h as f32,
     );
-    let encodings = ["4x3", "qt", "dq", "dq-scale"];
-    let columns = ["push", "ubo", "texel", "ssbo", "compute", "cpu"];
+    // A row per encoding, a column per path of the first encoding (its
+    // name after the encoding: storage, or stage).
+    let encodings: Vec<&str> = ENCODINGS.iter().map(|e| e.name()).collect();
+    let columns: Vec<&str> = paths()
+        .iter()
+        .filter(|p| p.encoding.name() == encodings[0])
+        .map(|p| p.name.get(encodings[0].len() + 1..).unwrap_or(p.name))
+        .collect();
     let sheet_w = columns.len() as u32 * (w + gap) - gap;
     let sheet_h = encodings.len() as u32 * (h + gap) - gap;
     let mut sheet = vec![255u8; (sheet_w * sheet_h * 4) as usize];

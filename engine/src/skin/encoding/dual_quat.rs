@@ -28,6 +28,10 @@ impl Encoding for DualQuatEncoding {
         "anim::DualQuatSkinningJob"
     }
 
+    fn lossy(&self) -> Option<&'static str> {
+        Some("any scale (reported; use dq-scale)")
+    }
+
     fn encode(
         &self,
         skin: &[Affine3A],

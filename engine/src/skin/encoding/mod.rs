@@ -45,6 +45,11 @@ pub trait Encoding: Send + Sync {
     fn vec4s_per_bone(&self) -> usize;
     /// The CPU job the GPU is tested against, by name.
     fn reference(&self) -> &'static str;
+    /// What the encoding cannot keep, in words (`None`: exact for every
+    /// skinning matrix). Such bones are reported, not refused.
+    fn lossy(&self) -> Option<&'static str> {
+        None
+    }
     /// Writes bones `bones` (entries of `skin`) into `out`, bone `k` at
     /// `out[k * vec4s_per_bone..]`. `hierarchy` is the sub-palette's (see
     /// [`PaletteHierarchy::restrict`]). Bones the encoding could not keep go
@@ -68,8 +73,9 @@ pub trait Encoding: Send + Sync {
     ) -> Result<PaletteReport, AnimError>;
 }
 
-/// Every encoding, in the order paths are listed.
-pub static ENCODINGS: [&dyn Encoding; 4] = [
+/// Every encoding, in the order paths are listed (a new encoding is one
+/// line here).
+pub static ENCODINGS: &[&dyn Encoding] = &[
     &Affine4x3Encoding,
     &QuatTranslationEncoding,
     &DualQuatEncoding,

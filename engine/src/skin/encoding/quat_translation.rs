@@ -29,6 +29,10 @@ impl Encoding for QuatTranslationEncoding {
         "anim::QuatTranslationSkinningJob"
     }
 
+    fn lossy(&self) -> Option<&'static str> {
+        Some("non-uniform scale or shear (reported)")
+    }
+
     fn encode(
         &self,
         skin: &[Affine3A],

@@ -1,5 +1,5 @@
-use super::Storage;
-use crate::gpu::vk;
+use super::{PartDraw, Storage};
+use crate::gpu::{vk, GpuResult};
 
 /// "push": one instance's palette (or one partition of it) in push
 /// constants, pushed before each draw, as seed 003's constant registers
@@ -16,6 +16,10 @@ impl Storage for PushConstants {
         "skin/storage/push.glsl"
     }
 
+    fn glsl_block(&self) -> &'static str {
+        "PalettePush"
+    }
+
     fn descriptor(&self) -> Option<vk::DescriptorType> {
         None
     }
@@ -28,7 +32,42 @@ impl Storage for PushConstants {
         u64::from(limits.max_push_constants_size) / 16
     }
 
+    fn limit_text(&self, limits: &vk::PhysicalDeviceLimits) -> String {
+        format!(
+            "maxPushConstantsSize {} bytes",
+            limits.max_push_constants_size
+        )
+    }
+
     fn instanced(&self) -> bool {
         false
+    }
+
+    fn windowed(&self) -> bool {
+        true
+    }
+
+    fn in_push_constants(&self) -> bool {
+        true
+    }
+
+    /// One draw per instance, its partition's palette pushed whole.
+    fn record_part(&self, draw: &PartDraw<'_>) -> GpuResult<()> {
+        for i in 0..draw.count {
+            let start = draw.palette_base + i as usize * draw.stride;
+            let palette = draw
+                .host_palettes
+                .get(start..start + draw.part_vec4s)
+                .ok_or_else(|| {
+                    crate::gpu::GpuError::InvalidArgument(format!(
+                        "push palette {start}..{} outside the frame's {} vec4s",
+                        start + draw.part_vec4s,
+                        draw.host_palettes.len()
+                    ))
+                })?;
+            draw.push_bytes(bytemuck::cast_slice(palette));
+            draw.draw(1, draw.first_instance + i);
+        }
+        Ok(())
     }
 }

@@ -15,6 +15,10 @@ impl Storage for StorageBuffer {
         "skin/storage/ssbo.glsl"
     }
 
+    fn glsl_block(&self) -> &'static str {
+        "PaletteSsbo"
+    }
+
     fn descriptor(&self) -> Option<vk::DescriptorType> {
         Some(vk::DescriptorType::STORAGE_BUFFER)
     }
@@ -27,11 +31,22 @@ impl Storage for StorageBuffer {
         u64::from(limits.max_storage_buffer_range) / 16
     }
 
+    fn limit_text(&self, limits: &vk::PhysicalDeviceLimits) -> String {
+        format!(
+            "maxStorageBufferRange {} bytes",
+            limits.max_storage_buffer_range
+        )
+    }
+
     fn offset_alignment(&self, limits: &vk::PhysicalDeviceLimits) -> u64 {
         limits.min_storage_buffer_offset_alignment.max(16)
     }
 
     fn instanced(&self) -> bool {
+        true
+    }
+
+    fn serves_compute(&self) -> bool {
         true
     }
 }

@@ -1,5 +1,7 @@
+use std::sync::Arc;
+
 use super::Storage;
-use crate::gpu::vk;
+use crate::gpu::{vk, write_texel_buffer, Buffer, BufferView, Device, GpuResult};
 
 /// "texel": the frame's palettes in one RGBA32F uniform texel buffer per
 /// frame in flight (seed 004's vertex texture, GPU Gems 3 chapter 2), one
@@ -16,6 +18,10 @@ impl Storage for TexelBuffer {
         "skin/storage/texel.glsl"
     }
 
+    fn glsl_block(&self) -> &'static str {
+        "palette_texels"
+    }
+
     fn descriptor(&self) -> Option<vk::DescriptorType> {
         Some(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
     }
@@ -28,11 +34,38 @@ impl Storage for TexelBuffer {
         u64::from(limits.max_texel_buffer_elements)
     }
 
+    fn limit_text(&self, limits: &vk::PhysicalDeviceLimits) -> String {
+        format!(
+            "maxTexelBufferElements {}",
+            limits.max_texel_buffer_elements
+        )
+    }
+
     fn offset_alignment(&self, limits: &vk::PhysicalDeviceLimits) -> u64 {
         limits.min_texel_buffer_offset_alignment.max(16)
     }
 
     fn instanced(&self) -> bool {
         true
+    }
+
+    /// An RGBA32F view of the whole buffer.
+    fn write_set(
+        &self,
+        device: &Arc<Device>,
+        set: vk::DescriptorSet,
+        buffer: &Buffer,
+        _window: usize,
+    ) -> GpuResult<Option<BufferView>> {
+        let view = BufferView::new(
+            device,
+            buffer,
+            vk::Format::R32G32B32A32_SFLOAT,
+            0,
+            buffer.size(),
+        )?;
+        let ty = vk::DescriptorType::UNIFORM_TEXEL_BUFFER;
+        write_texel_buffer(device, set, 0, ty, &view);
+        Ok(Some(view))
     }
 }

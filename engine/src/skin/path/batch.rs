@@ -1,0 +1,299 @@
+//! Batches: a frame's instances of one prepared mesh, and the writers that
+//! fill their palettes, instance records and (CPU stage) skinned vertices
+//! straight into the frame's mapped memory.
+
+use glam::{Affine3A, Vec3};
+
+use super::super::encoding::CpuSkinning;
+use super::super::instance::InstanceRecord;
+use super::super::mesh::PreparedMesh;
+use super::super::registry::Stage;
+use crate::anim::{Crowd, PaletteReport, Parallelism, Strided};
+use crate::gpu::{GpuError, GpuResult};
+
+/// A batch of instances of one prepared mesh in one frame: where their
+/// palettes, records and outputs are. Valid for the frame it was made in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub(super) slot: usize,
+    pub(super) generation: u64,
+    pub(super) palette_base: usize,
+    pub(super) stride: usize,
+    pub(super) first_record: u32,
+    pub(super) count: u32,
+    pub(super) out_base: u32,
+    pub(super) vertex_count: u32,
+    pub(super) stage: Stage,
+}
+
+impl Batch {
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The header a [`CaptureBuffer`] needs to capture this batch:
+    /// `(vertex_count, first)`.
+    pub fn capture_target(&self) -> (u32, u32) {
+        match self.stage {
+            Stage::Vertex => (self.vertex_count, self.first_record),
+            _ => (self.vertex_count, self.out_base),
+        }
+    }
+}
+
+/// Fills one batch: one [`InstanceWriter`] per instance, which may be
+/// handed to other threads.
+pub struct BatchWriter<'a> {
+    pub(super) batch: Batch,
+    pub(super) prepared: &'a PreparedMesh,
+    pub(super) palettes: &'a mut [[f32; 4]],
+    pub(super) records: &'a mut [InstanceRecord],
+    pub(super) positions: &'a mut [Vec3],
+    pub(super) normals: &'a mut [Vec3],
+}
+
+impl<'a> BatchWriter<'a> {
+    pub fn batch(&self) -> Batch {
+        self.batch
+    }
+
+    pub fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
+
+    /// Each instance's writer, in order (`par_bridge` spreads them).
+    pub fn instances(&mut self) -> impl Iterator<Item = InstanceWriter<'_>> + Send + '_ {
+        let stride = self.batch.stride;
+        let vc = self.batch.vertex_count as usize;
+        let prepared = self.prepared;
+        let mut pal = &mut *self.palettes;
+        let mut rec = &mut *self.records;
+        let mut pos = &mut *self.positions;
+        let mut nrm = &mut *self.normals;
+        (0..self.batch.count).map(move |_| {
+            let take = stride.min(pal.len());
+            let (p, rest) = std::mem::take(&mut pal).split_at_mut(take);
+            pal = rest;
+            let (r, rest) = std::mem::take(&mut rec).split_at_mut(1);
+            rec = rest;
+            let cpu = if pos.is_empty() { 0 } else { vc };
+            let (op, rest) = std::mem::take(&mut pos).split_at_mut(cpu);
+            pos = rest;
+            let (on, rest) = std::mem::take(&mut nrm).split_at_mut(cpu);
+            nrm = rest;
+            InstanceWriter {
+                prepared,
+                palette: p,
+                record: &mut r[0],
+                positions: op,
+                normals: on,
+            }
+        })
+    }
+
+    /// Writes every instance on this thread: `instance(i)` gives instance
+    /// `i`'s skinning matrices, model-to-world matrix and tint. The reports
+    /// are merged.
+    pub fn write_all<'s>(
+        &mut self,
+        mut instance: impl FnMut(usize) -> (&'s [Affine3A], Affine3A, [f32; 4]),
+    ) -> GpuResult<PaletteReport> {
+        let mut report = PaletteReport::default();
+        for (i, w) in self.instances().enumerate() {
+            let (skin, model, tint) = instance(i);
+            report.merge(&w.write(skin, &model, tint)?);
+        }
+        report.lossy.sort_unstable();
+        report.lossy.dedup();
+        Ok(report)
+    }
+}
+
+impl BatchWriter<'_> {
+    /// Animates every instance of `crowd` at frame time `time` (its
+    /// [`Parallelism`]) straight into this batch: each instance's palette is
+    /// encoded into the frame's mapped storage (on the CPU stage, its mesh is
+    /// skinned into the frame's vertex buffer), and its record gets the
+    /// model-to-world matrix and tint `place(i)`. One pass over the bytes,
+    /// nothing allocated once warm. `crowd` must hold as many instances as
+    /// the batch, animating the skin the mesh was prepared for. The reports
+    /// are merged.
+    pub fn animate(
+        &mut self,
+        crowd: &mut Crowd,
+        time: f32,
+        threads: Parallelism,
+        place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
+    ) -> GpuResult<PaletteReport> {
+        let m = self.prepared;
+        if crowd.len() != self.batch.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: a crowd of {} instances for a batch of {}",
+                m.name,
+                m.path.name,
+                crowd.len(),
+                self.batch.len()
+            )));
+        }
+        let stride = self.batch.stride;
+        let cpu = if self.positions.is_empty() {
+            0
+        } else {
+            self.batch.vertex_count as usize
+        };
+        let out = (
+            Strided::new(&mut *self.palettes, stride),
+            Strided::new(&mut *self.records, 1),
+            Strided::new(&mut *self.positions, cpu),
+            Strided::new(&mut *self.normals, cpu),
+        );
+        // Lossy bones are rare (a lock then); the largest deviation is
+        // common, kept as the bits of a non-negative f32, which order as u32.
+        let lossy = std::sync::Mutex::new(Vec::new());
+        let deviation = std::sync::atomic::AtomicU32::new(0);
+        let poisoned = || GpuError::InvalidArgument("a crowd thread panicked".into());
+        crowd
+            .animate_split(time, threads, out, |i, skin, (pal, rec, pos, nrm)| {
+                let record = rec.into_slice().first_mut().ok_or_else(|| {
+                    GpuError::InvalidArgument(format!("instance {i} beyond the batch"))
+                })?;
+                let (model, tint) = place(i);
+                let report = InstanceWriter {
+                    prepared: m,
+                    palette: pal.into_slice(),
+                    record,
+                    positions: pos.into_slice(),
+                    normals: nrm.into_slice(),
+                }
+                .write(skin, &model, tint)?;
+                if report.max_deviation > 0.0 {
+                    deviation.fetch_max(
+                        report.max_deviation.to_bits(),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                if !report.lossy.is_empty() {
+                    lossy
+                        .lock()
+                        .map_err(|_| poisoned())?
+                        .extend_from_slice(&report.lossy);
+                }
+                Ok::<(), CrowdFault>(())
+            })
+            .map_err(|e| match e {
+                CrowdFault::Anim(e) => GpuError::InvalidArgument(format!(
+                    "mesh {:?} on path {}: {e}",
+                    m.name, m.path.name
+                )),
+                CrowdFault::Gpu(e) => e,
+            })?;
+        let mut report = PaletteReport {
+            lossy: lossy.into_inner().map_err(|_| poisoned())?,
+            max_deviation: f32::from_bits(deviation.into_inner()),
+        };
+        report.lossy.sort_unstable();
+        report.lossy.dedup();
+        Ok(report)
+    }
+}
+
+/// What stops a crowd frame written into a batch.
+enum CrowdFault {
+    Anim(crate::anim::AnimError),
+    Gpu(GpuError),
+}
+
+impl From<crate::anim::AnimError> for CrowdFault {
+    fn from(e: crate::anim::AnimError) -> Self {
+        Self::Anim(e)
+    }
+}
+
+impl From<GpuError> for CrowdFault {
+    fn from(e: GpuError) -> Self {
+        Self::Gpu(e)
+    }
+}
+
+/// One instance's slice of a batch.
+pub struct InstanceWriter<'a> {
+    prepared: &'a PreparedMesh,
+    palette: &'a mut [[f32; 4]],
+    record: &'a mut InstanceRecord,
+    positions: &'a mut [Vec3],
+    normals: &'a mut [Vec3],
+}
+
+impl InstanceWriter<'_> {
+    /// Encodes the palette of skinning matrices `skin` (one per skin entry,
+    /// `model[joint] * inverse_bind`) straight into the frame's storage (or,
+    /// in the CPU stage, skins the mesh into the frame's vertex buffer) and
+    /// writes the instance record. Bones the encoding could not keep are in
+    /// the report, numbered as skin entries.
+    pub fn write(
+        self,
+        skin: &[Affine3A],
+        model: &Affine3A,
+        tint: [f32; 4],
+    ) -> GpuResult<PaletteReport> {
+        let m = self.prepared;
+        if skin.len() != m.palette_len {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: a palette of {} matrices, the mesh's skin has {}",
+                m.name,
+                m.path.name,
+                skin.len(),
+                m.palette_len
+            )));
+        }
+        let anim = |e: crate::anim::AnimError| {
+            GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
+        };
+        *self.record = InstanceRecord::new(model, tint);
+        let mut report = PaletteReport::default();
+        match &m.cpu {
+            Some(cpu) => {
+                report = m
+                    .path
+                    .encoding
+                    .skin_cpu(
+                        skin,
+                        &m.hierarchy,
+                        CpuSkinning {
+                            per_vertex: cpu.per_vertex,
+                            joints: &cpu.joints,
+                            weights: &cpu.weights,
+                            vertices: &cpu.vertices,
+                            out_positions: self.positions,
+                            out_normals: self.normals,
+                        },
+                    )
+                    .map_err(anim)?;
+            }
+            None => {
+                for part in &m.parts {
+                    let out = self.palette.get_mut(part.palette_offset..).ok_or_else(|| {
+                        anim(crate::anim::AnimError::InvalidJob("palette block".into()))
+                    })?;
+                    m.path
+                        .encoding
+                        .encode(skin, &part.bones, &part.hierarchy, out, &mut report)
+                        .map_err(anim)?;
+                }
+                if m.parts.len() > 1 && !report.lossy.is_empty() {
+                    report.lossy.sort_unstable();
+                    report.lossy.dedup();
+                }
+            }
+        }
+        Ok(report)
+    }
+}

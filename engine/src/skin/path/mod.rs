@@ -1,0 +1,875 @@
+//! A skinning path at run time ([`SkinPath`]): its pipelines, per-frame
+//! storage and recording, split by stage: `vertex` (the vertex shader
+//! skins; the storage records each partition's draws), `compute` (a
+//! dispatch skins into a vertex buffer first); on the CPU stage the batch
+//! writer runs the CPU job into mapped memory. //! `output` holds the skinned output of those two and its draw; `batch`
+//! holds the writers that fill a frame's storage.
+
+mod batch;
+mod compute;
+mod output;
+mod vertex;
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use glam::Vec3;
+
+pub use batch::{Batch, BatchWriter, InstanceWriter};
+use vertex::vertex_input;
+
+use super::capture::CaptureBuffer;
+use super::instance::{DrawPush, InstanceRecord};
+use super::mesh::{prepare, PreparedMesh};
+use super::registry::{PathDesc, Stage};
+use super::FrameSets;
+use crate::anim::PaletteHierarchy;
+use crate::gpu::{
+    vk, BindingDesc, Buffer, BufferDesc, BufferView, DescriptorPool, DescriptorSetLayout, Device,
+    GpuError, GpuResult, GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderDesc, ShaderModule,
+    ShaderSources, TimestampQueries,
+};
+use crate::mesh::SkinnedMesh;
+
+/// The fragment shader of skinned meshes.
+pub const SKINNED_FRAGMENT: &str = "skin/skinned.frag";
+/// The vertex shader of the compute and CPU stages' plain pipeline.
+pub const PLAIN_VERTEX: &str = "skin/plain.vert";
+
+/// How a [`SkinPath`] draws.
+#[derive(Clone, Debug)]
+pub struct SkinPathConfig {
+    pub frames_in_flight: usize,
+    pub color_format: vk::Format,
+    /// `UNDEFINED` for no depth.
+    pub depth_format: vk::Format,
+    pub cull_mode: vk::CullModeFlags,
+    /// Also build wireframe (`PolygonMode::LINE`) pipelines, where the
+    /// device has fillModeNonSolid.
+    pub wireframe: bool,
+    /// Build the capture permutation (every draw needs a [`CaptureBuffer`]).
+    pub capture: bool,
+    /// Fewer bones per draw than the device allows (tests force
+    /// partitioning with it).
+    pub capacity_limit: Option<usize>,
+    pub sources: ShaderSources,
+}
+
+impl SkinPathConfig {
+    pub fn new(
+        color_format: vk::Format,
+        depth_format: vk::Format,
+        frames_in_flight: usize,
+    ) -> Self {
+        Self {
+            frames_in_flight,
+            color_format,
+            depth_format,
+            cull_mode: vk::CullModeFlags::NONE,
+            wireframe: false,
+            capture: false,
+            capacity_limit: None,
+            sources: ShaderSources::embedded(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PipelineKey {
+    influences: u32,
+    polygon: vk::PolygonMode,
+}
+
+/// One frame in flight's storage.
+struct Slot {
+    generation: u64,
+    palette: Option<Buffer>,
+    palette_view: Option<BufferView>,
+    /// vec4s the palette buffer holds for batches (excluding the ubo window
+    /// tail).
+    palette_cap: usize,
+    palette_used: usize,
+    /// Push storage: the palettes, pushed at draw time.
+    push: Vec<[f32; 4]>,
+    palette_set: vk::DescriptorSet,
+    records: Option<Buffer>,
+    records_cap: usize,
+    records_used: usize,
+    out: Option<Buffer>,
+    out_cap: usize,
+    out_used: usize,
+    out_set: vk::DescriptorSet,
+    /// The storage's push-constant prefix for this slot's palette buffer.
+    push_prefix: Vec<u8>,
+    recorded: Cell<bool>,
+    timer: Option<TimestampQueries>,
+    timed: Cell<bool>,
+    gpu_ms: Option<f64>,
+}
+
+/// One skinning path at run time: its pipelines, its per-frame palette,
+/// instance and output storage, and the recording of its work.
+///
+/// Per frame: [`SkinPath::begin_frame`] (after the frame's fence), one
+/// [`SkinPath::batch`] per mesh drawn (filled through its writer), then in
+/// the command buffer [`SkinPath::prepass`] outside the rendering scope,
+/// [`SkinPath::record_draw`] per batch inside it (any number of passes), and
+/// [`SkinPath::finish`] after it.
+pub struct SkinPath {
+    device: Arc<Device>,
+    desc: &'static PathDesc,
+    cfg: SkinPathConfig,
+    /// Bones one draw addresses (`None`: unlimited, CPU stage).
+    capacity: Option<usize>,
+    /// vec4s of the declared window (windowed storages), else of the whole
+    /// storage range.
+    window: usize,
+    align: usize,
+    _frame_layout: DescriptorSetLayout,
+    palette_layout: Option<DescriptorSetLayout>,
+    _empty_layout: DescriptorSetLayout,
+    capture_layout: Option<DescriptorSetLayout>,
+    compute_layouts: Option<compute::ComputeLayouts>,
+    graphics_layout: Arc<PipelineLayout>,
+    pipelines: Vec<(PipelineKey, Pipeline)>,
+    compute: Vec<(u32, Pipeline)>,
+    _pool: Option<DescriptorPool>,
+    slots: Vec<Slot>,
+}
+
+fn stage_flags() -> vk::ShaderStageFlags {
+    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::COMPUTE
+}
+
+impl SkinPath {
+    pub fn new(
+        device: &Arc<Device>,
+        desc: &'static PathDesc,
+        cfg: SkinPathConfig,
+    ) -> GpuResult<Self> {
+        if cfg.frames_in_flight == 0 || cfg.frames_in_flight > 8 {
+            return Err(GpuError::InvalidArgument(format!(
+                "{} frames in flight (1..=8)",
+                cfg.frames_in_flight
+            )));
+        }
+        if cfg.capture && !device.features().vertex_pipeline_stores_and_atomics {
+            return Err(GpuError::InvalidArgument(
+                "capture mode needs vertexPipelineStoresAndAtomics, which this device lacks".into(),
+            ));
+        }
+        let limits = device.limits();
+        let vpb = desc.encoding.vec4s_per_bone();
+        let storage_window = desc.storage.map_or(0, |s| s.window_vec4s(limits) as usize);
+        let mut capacity = desc.capacity_for(limits);
+        if let (Some(c), Some(l)) = (capacity, cfg.capacity_limit) {
+            capacity = Some(c.min(l));
+        }
+        if capacity == Some(0) {
+            return Err(GpuError::InvalidArgument(format!(
+                "path {}: not one bone ({} bytes) fits the storage's {} bytes",
+                desc.name,
+                vpb * 16,
+                storage_window * 16
+            )));
+        }
+        let windowed = desc.partitions();
+        let window = match capacity {
+            Some(c) if windowed => c * vpb,
+            _ => storage_window,
+        };
+        let align = match desc.storage {
+            Some(s) if windowed => (s.offset_alignment(limits) / 16).max(1) as usize,
+            _ => 1,
+        };
+        let frame_layout = DescriptorSetLayout::new(
+            device,
+            &[BindingDesc::new(
+                0,
+                vk::DescriptorType::UNIFORM_BUFFER,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            )],
+        )?;
+        let empty_layout = DescriptorSetLayout::new(device, &[])?;
+        let palette_layout = match desc.storage.and_then(|s| s.descriptor()) {
+            Some(ty) => Some(DescriptorSetLayout::new(
+                device,
+                &[BindingDesc::new(0, ty, stage_flags())],
+            )?),
+            None => None,
+        };
+        let capture_layout = if cfg.capture {
+            Some(CaptureBuffer::set_layout(device)?)
+        } else {
+            None
+        };
+        let storage = desc.storage;
+        if let Some(s) = storage {
+            s.check_device(device)?;
+        }
+        let prefix = storage.map_or(0, |s| s.push_prefix_len());
+        // Graphics layout: set 0 frame, set 1 palette (vertex stage), set 2
+        // capture.
+        let mut sets = vec![frame_layout.raw()];
+        let set1 = match (&palette_layout, desc.stage) {
+            (Some(l), Stage::Vertex) => l.raw(),
+            _ => empty_layout.raw(),
+        };
+        sets.push(set1);
+        if let Some(l) = &capture_layout {
+            sets.push(l.raw());
+        }
+        let vertex_push = |size: usize| {
+            vec![vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::VERTEX)
+                .size(size as u32)]
+        };
+        let push = match (desc.stage, storage) {
+            (Stage::Vertex, Some(s)) if s.in_push_constants() => vertex_push(window * 16),
+            (Stage::Vertex, _) => vertex_push(prefix + std::mem::size_of::<DrawPush>()),
+            _ => Vec::new(),
+        };
+        let graphics_layout = PipelineLayout::new(device, &sets, &push)?;
+        let compute_layouts = if desc.stage == Stage::Compute {
+            let palette = palette_layout
+                .as_ref()
+                .map_or(empty_layout.raw(), |l| l.raw());
+            Some(compute::ComputeLayouts::new(device, palette, prefix)?)
+        } else {
+            None
+        };
+        let out_layout = compute_layouts.as_ref().map(|c| &c.out);
+        // Per slot: one palette set and (compute) one output set.
+        let n = cfg.frames_in_flight;
+        let mut pool_layouts: Vec<&DescriptorSetLayout> = Vec::new();
+        if let Some(l) = &palette_layout {
+            pool_layouts.push(l);
+        }
+        if let Some(l) = out_layout {
+            pool_layouts.push(l);
+        }
+        let pool = if pool_layouts.is_empty() {
+            None
+        } else {
+            Some(DescriptorPool::new(device, &pool_layouts, n as u32)?)
+        };
+        let mut slots = Vec::with_capacity(n);
+        for _ in 0..n {
+            let alloc = |l: Option<&DescriptorSetLayout>| -> GpuResult<vk::DescriptorSet> {
+                match (&pool, l) {
+                    (Some(p), Some(l)) => {
+                        Ok(p.allocate(l, 1)?.first().copied().unwrap_or_default())
+                    }
+                    _ => Ok(vk::DescriptorSet::null()),
+                }
+            };
+            let timer = if device.features().timestamps {
+                Some(TimestampQueries::new(device, 2)?)
+            } else {
+                None
+            };
+            slots.push(Slot {
+                generation: 0,
+                palette: None,
+                palette_view: None,
+                palette_cap: 0,
+                palette_used: 0,
+                push: Vec::new(),
+                palette_set: alloc(palette_layout.as_ref())?,
+                records: None,
+                records_cap: 0,
+                records_used: 0,
+                out: None,
+                out_cap: 0,
+                out_used: 0,
+                out_set: alloc(out_layout)?,
+                push_prefix: Vec::new(),
+                recorded: Cell::new(false),
+                timer,
+                timed: Cell::new(false),
+                gpu_ms: None,
+            });
+        }
+        let mut path = Self {
+            device: device.clone(),
+            desc,
+            cfg,
+            capacity,
+            window,
+            align,
+            _frame_layout: frame_layout,
+            palette_layout,
+            _empty_layout: empty_layout,
+            capture_layout,
+            compute_layouts,
+            graphics_layout,
+            pipelines: Vec::new(),
+            compute: Vec::new(),
+            _pool: pool,
+            slots,
+        };
+        // Every slot gets storage from the start, so every set is written
+        // before any draw can bind it.
+        for s in 0..n {
+            path.ensure_palette(s, 1)?;
+            path.ensure_records(s, 1)?;
+            path.ensure_out(s, 1)?;
+        }
+        path.ensure_pipelines(4)?;
+        Ok(path)
+    }
+
+    /// The path by name, or the error listing every name.
+    pub fn by_name(device: &Arc<Device>, name: &str, cfg: SkinPathConfig) -> GpuResult<Self> {
+        let desc = super::registry::find(name).ok_or_else(|| {
+            GpuError::InvalidArgument(format!(
+                "unknown skinning path {name:?}; paths: {}",
+                super::registry::names()
+            ))
+        })?;
+        Self::new(device, desc, cfg)
+    }
+
+    pub fn desc(&self) -> &'static PathDesc {
+        self.desc
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.desc.name
+    }
+
+    /// Bones one draw addresses (`None`: unlimited).
+    pub fn capacity(&self) -> Option<usize> {
+        self.capacity
+    }
+
+    pub fn frames_in_flight(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn config(&self) -> &SkinPathConfig {
+        &self.cfg
+    }
+
+    /// Uploads `mesh` for this path: checks its joints against the palette
+    /// (`hierarchy` has one entry per skin entry), renormalises weights,
+    /// partitions it when the palette exceeds one draw's window, and builds
+    /// the pipeline permutation it needs.
+    pub fn prepare(
+        &mut self,
+        mesh: &SkinnedMesh,
+        hierarchy: &PaletteHierarchy,
+    ) -> GpuResult<PreparedMesh> {
+        let cap = if self.desc.stage == Stage::Cpu {
+            None
+        } else {
+            self.capacity
+        };
+        let limit = self.limit_text();
+        let prepared = prepare(
+            &self.device,
+            self.desc,
+            cap,
+            &limit,
+            self.align,
+            self.compute_layouts.as_ref().map(|c| &c.mesh),
+            mesh,
+            hierarchy,
+        )?;
+        self.ensure_pipelines(prepared.influences)?;
+        Ok(prepared)
+    }
+
+    /// What bounds one draw's palette, in words.
+    fn limit_text(&self) -> String {
+        let device = self.desc.limit_text(self.device.limits());
+        match self.cfg.capacity_limit {
+            Some(c) if Some(c) == self.capacity => format!("capacity_limit {c} bones; {device}"),
+            _ => device,
+        }
+    }
+
+    fn polygon_modes(&self) -> Vec<vk::PolygonMode> {
+        let mut modes = vec![vk::PolygonMode::FILL];
+        if self.cfg.wireframe && self.device.features().fill_mode_non_solid {
+            modes.push(vk::PolygonMode::LINE);
+        }
+        modes
+    }
+
+    fn ensure_pipelines(&mut self, influences: u32) -> GpuResult<()> {
+        let key_influences = if self.desc.stage == Stage::Vertex {
+            influences
+        } else {
+            0
+        };
+        for polygon in self.polygon_modes() {
+            let key = PipelineKey {
+                influences: key_influences,
+                polygon,
+            };
+            if self.pipelines.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let p = self.build_graphics(key)?;
+            self.pipelines.push((key, p));
+        }
+        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == influences)
+        {
+            let p = self.build_compute(influences)?;
+            self.compute.push((influences, p));
+        }
+        Ok(())
+    }
+
+    /// A path's generated main file: `prelude` (the stage's defines), its
+    /// storage, its encoding, then the stage file.
+    fn main_source(&self, stage_file: &str, prelude: &str) -> String {
+        let mut s = format!("#version 460\n{prelude}");
+        if let Some(st) = self.desc.storage {
+            s += &format!("#include \"{}\"\n", st.shader());
+        }
+        s += &format!(
+            "#include \"{}\"\n#include \"{stage_file}\"\n",
+            self.desc.encoding.shader()
+        );
+        s
+    }
+
+    fn defines(&self, influences: u32) -> Vec<(String, String)> {
+        vec![
+            ("INFLUENCES".into(), influences.to_string()),
+            ("PALETTE_VEC4S".into(), self.window.max(1).to_string()),
+        ]
+    }
+
+    fn build_graphics(&self, key: PipelineKey) -> GpuResult<Pipeline> {
+        let d = &self.device;
+        let vertex_stage = self.desc.stage == Stage::Vertex;
+        let (file, sources) = if vertex_stage {
+            let file = format!("skin/gen/{}.vert", self.desc.name);
+            let src = self.main_source("skin/vertex.glsl", "");
+            (file.clone(), self.cfg.sources.clone().with(&file, src))
+        } else {
+            (PLAIN_VERTEX.to_owned(), self.cfg.sources.clone())
+        };
+        let mut vdesc = ShaderDesc::new(&file);
+        if vertex_stage {
+            vdesc = vdesc.defines(&self.defines(key.influences));
+        }
+        if self.cfg.capture {
+            vdesc = vdesc.define("SKIN_CAPTURE", 1);
+        }
+        let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
+        let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
+        let (bindings, attributes) = vertex_input(vertex_stage, key.influences, self.cfg.capture);
+        let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
+        Pipeline::graphics(
+            d,
+            &self.graphics_layout,
+            &GraphicsPipelineDesc {
+                vertex: &vertex,
+                fragment: &fragment,
+                vertex_bindings: &bindings,
+                vertex_attributes: &attributes,
+                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                polygon_mode: key.polygon,
+                cull_mode: self.cfg.cull_mode,
+                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                depth_test: depth,
+                depth_write: depth,
+                color_formats: &[self.cfg.color_format],
+                depth_format: self.cfg.depth_format,
+            },
+        )
+    }
+
+    fn slot(&self, frame: usize) -> GpuResult<&Slot> {
+        self.slots.get(frame).ok_or_else(|| {
+            GpuError::InvalidArgument(format!(
+                "frame {frame} outside {} frames in flight",
+                self.slots.len()
+            ))
+        })
+    }
+
+    /// Starts frame `frame` (a [`crate::render::FramesInFlight`] slot whose
+    /// previous submission has finished): its batches from last time are
+    /// void, its storage is reused, its GPU time is read.
+    pub fn begin_frame(&mut self, frame: usize) -> GpuResult<()> {
+        self.slot(frame)?;
+        let slot = &mut self.slots[frame];
+        slot.generation += 1;
+        slot.palette_used = 0;
+        slot.records_used = 0;
+        slot.out_used = 0;
+        slot.recorded.set(false);
+        if slot.timed.replace(false) {
+            if let Some(t) = &slot.timer {
+                let mut ticks = [0u64; 2];
+                slot.gpu_ms = if t.try_read_into(&mut ticks)? {
+                    t.elapsed_ns(&ticks, 0, 1).map(|ns| ns * 1e-6)
+                } else {
+                    None
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// GPU milliseconds of this path's work in the last finished use of
+    /// slot `frame` (from [`SkinPath::prepass`] to [`SkinPath::finish`]).
+    pub fn gpu_ms(&self, frame: usize) -> Option<f64> {
+        self.slots.get(frame).and_then(|s| s.gpu_ms)
+    }
+
+    /// Reserves `count` instances of `prepared` in frame `frame` and returns
+    /// the writer that fills them. Errors name the limit when the frame's
+    /// storage cannot hold them.
+    pub fn batch<'a>(
+        &'a mut self,
+        frame: usize,
+        prepared: &'a PreparedMesh,
+        count: usize,
+    ) -> GpuResult<BatchWriter<'a>> {
+        let slot = self.slot(frame)?;
+        if prepared.path.name != self.desc.name {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} was prepared for path {}, not {}",
+                prepared.name, prepared.path.name, self.desc.name
+            )));
+        }
+        if slot.recorded.get() {
+            return Err(GpuError::InvalidArgument(
+                "a batch after this frame's recording began".into(),
+            ));
+        }
+        if count == 0 {
+            return Err(GpuError::InvalidArgument(
+                "a batch of zero instances".into(),
+            ));
+        }
+        let vc = prepared.vertex_count as usize;
+        let stage = self.desc.stage;
+        let stride = if stage == Stage::Cpu {
+            0
+        } else {
+            prepared.instance_vec4s
+        };
+        let palette_base = slot.palette_used.div_ceil(self.align) * self.align;
+        let palette_end = count
+            .checked_mul(stride)
+            .and_then(|b| b.checked_add(palette_base))
+            .ok_or(GpuError::Limit {
+                what: "palette vec4s in one frame",
+                needed: u64::MAX,
+                limit: self.window as u64,
+            })?;
+        if stage != Stage::Cpu && !self.desc.partitions() && palette_end > self.window {
+            return Err(GpuError::Limit {
+                what: "palette vec4s in one frame (instances x bones x vec4 per bone)",
+                needed: palette_end as u64,
+                limit: self.window as u64,
+            });
+        }
+        let first_record = slot.records_used;
+        let records_end = first_record + count;
+        let out_base = slot.out_used;
+        let out_end = if stage == Stage::Vertex {
+            out_base
+        } else {
+            count
+                .checked_mul(vc)
+                .and_then(|n| n.checked_add(out_base))
+                .filter(|&n| n <= i32::MAX as usize)
+                .ok_or(GpuError::Limit {
+                    what: "skinned output vertices in one frame",
+                    needed: (count as u64).saturating_mul(vc as u64),
+                    limit: i32::MAX as u64,
+                })?
+        };
+        if stage == Stage::Compute {
+            let limit = u64::from(self.device.limits().max_storage_buffer_range);
+            let bytes = out_end as u64 * 12;
+            if bytes > limit {
+                return Err(GpuError::Limit {
+                    what: "skinned positions bytes in one frame (maxStorageBufferRange)",
+                    needed: bytes,
+                    limit,
+                });
+            }
+        }
+        self.ensure_palette(frame, palette_end)?;
+        self.ensure_records(frame, records_end)?;
+        self.ensure_out(frame, out_end)?;
+        let is_push = self.is_push();
+        let slot = &mut self.slots[frame];
+        slot.palette_used = palette_end;
+        slot.records_used = records_end;
+        slot.out_used = out_end;
+        let batch = Batch {
+            slot: frame,
+            generation: slot.generation,
+            palette_base,
+            stride,
+            first_record: first_record as u32,
+            count: count as u32,
+            out_base: out_base as u32,
+            vertex_count: vc as u32,
+            stage,
+        };
+        let palettes: &mut [[f32; 4]] = if stage == Stage::Cpu {
+            &mut []
+        } else if is_push {
+            &mut slot.push[palette_base..palette_end]
+        } else {
+            let buf = slot.palette.as_mut().ok_or_else(missing)?;
+            &mut cast_mut::<[f32; 4]>(buf.mapped_mut()?)?[palette_base..palette_end]
+        };
+        let records = &mut cast_mut::<InstanceRecord>(
+            slot.records.as_mut().ok_or_else(missing)?.mapped_mut()?,
+        )?[first_record..records_end];
+        let (positions, normals): (&mut [Vec3], &mut [Vec3]) = if stage == Stage::Cpu {
+            let cap = slot.out_cap;
+            let all = cast_mut::<Vec3>(slot.out.as_mut().ok_or_else(missing)?.mapped_mut()?)?;
+            let (p, n) = all.split_at_mut(cap);
+            (&mut p[out_base..out_end], &mut n[out_base..out_end])
+        } else {
+            (&mut [], &mut [])
+        };
+        Ok(BatchWriter {
+            batch,
+            prepared,
+            palettes,
+            records,
+            positions,
+            normals,
+        })
+    }
+
+    /// Whether this frame's palettes stay on the host (push constants).
+    fn is_push(&self) -> bool {
+        self.desc.stage == Stage::Vertex && self.desc.storage.is_some_and(|s| s.in_push_constants())
+    }
+
+    fn ensure_palette(&mut self, frame: usize, need: usize) -> GpuResult<()> {
+        if self.desc.stage == Stage::Cpu {
+            return Ok(());
+        }
+        let is_push = self.is_push();
+        let window = self.window;
+        let storage = self.desc.storage.ok_or_else(missing)?;
+        let d = self.device.clone();
+        let slot = &mut self.slots[frame];
+        if need <= slot.palette_cap {
+            return Ok(());
+        }
+        let mut cap = need.next_power_of_two().max(256);
+        if !self.desc.partitions() {
+            // The whole buffer is the descriptor's range: growth stops at
+            // the storage's device limit (`batch` kept `need` within it).
+            cap = cap.min(window.max(need));
+        }
+        if is_push {
+            slot.push.resize(cap, [0.0; 4]);
+            slot.palette_cap = cap;
+            return Ok(());
+        }
+        let total = cap + storage.tail_vec4s(window);
+        let bytes = (total * 16) as u64;
+        let mut buf = Buffer::new(
+            &d,
+            &BufferDesc::host("palette storage", bytes, storage.usage()),
+        )?;
+        // Batches already written this frame move along.
+        if let Some(old) = &mut slot.palette {
+            let used = slot.palette_used * 16;
+            let src = old.mapped_mut()?;
+            buf.write_bytes(0, &src[..used])?;
+        }
+        // The old view (if any) goes when the set no longer names it.
+        slot.palette_view = storage.write_set(&d, slot.palette_set, &buf, window)?;
+        slot.push_prefix = storage.push_prefix(&d, &buf)?;
+        slot.palette = Some(buf);
+        slot.palette_cap = cap;
+        Ok(())
+    }
+
+    fn ensure_records(&mut self, frame: usize, need: usize) -> GpuResult<()> {
+        let d = self.device.clone();
+        let slot = &mut self.slots[frame];
+        if need <= slot.records_cap {
+            return Ok(());
+        }
+        let cap = need.next_power_of_two().max(16);
+        let size = (cap * std::mem::size_of::<InstanceRecord>()) as u64;
+        let mut buf = Buffer::new(
+            &d,
+            &BufferDesc::host(
+                "instance records",
+                size,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            ),
+        )?;
+        if let Some(old) = &mut slot.records {
+            let used = slot.records_used * std::mem::size_of::<InstanceRecord>();
+            let src = old.mapped_mut()?;
+            buf.write_bytes(0, &src[..used])?;
+        }
+        slot.records = Some(buf);
+        slot.records_cap = cap;
+        Ok(())
+    }
+
+    /// Records what comes before the rendering scope: the GPU timer's start
+    /// and, in the compute stage, the skinning dispatch of every batch with
+    /// the barriers around it (earlier vertex reads before the writes;
+    /// compute writes before vertex-attribute reads).
+    pub fn prepass(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: usize,
+        batches: &[(&Batch, &PreparedMesh)],
+    ) -> GpuResult<()> {
+        let slot = self.slot(frame)?;
+        if let Some(t) = &slot.timer {
+            t.reset(cmd);
+            t.write(cmd, 0, vk::PipelineStageFlags2::TOP_OF_PIPE);
+            slot.timed.set(true);
+        }
+        if self.desc.stage != Stage::Compute || batches.is_empty() {
+            return Ok(());
+        }
+        for (b, p) in batches {
+            self.check_batch(frame, b, p)?;
+        }
+        self.dispatch(cmd, slot, batches)
+    }
+
+    /// Records the GPU timer's end, after the frame's draws of this path.
+    pub fn finish(&self, cmd: vk::CommandBuffer, frame: usize) -> GpuResult<()> {
+        let slot = self.slot(frame)?;
+        if let Some(t) = &slot.timer {
+            if slot.timed.get() {
+                t.write(cmd, 1, vk::PipelineStageFlags2::ALL_COMMANDS);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_batch(&self, frame: usize, batch: &Batch, prepared: &PreparedMesh) -> GpuResult<()> {
+        let slot = self.slot(frame)?;
+        if batch.slot != frame || batch.generation != slot.generation {
+            return Err(GpuError::InvalidArgument(format!(
+                "a batch of frame slot {} (generation {}) recorded in slot {frame} (generation {})",
+                batch.slot, batch.generation, slot.generation
+            )));
+        }
+        if prepared.path.name != self.desc.name {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} was prepared for path {}, not {}",
+                prepared.name, prepared.path.name, self.desc.name
+            )));
+        }
+        if batch.vertex_count != prepared.vertex_count
+            || (batch.stage != Stage::Cpu && batch.stride != prepared.instance_vec4s)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "the batch was made for another mesh than {:?}",
+                prepared.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records the draws of `batch` (instances of `prepared`) inside a
+    /// rendering scope with frame `frame`'s uniforms. May be called for
+    /// several passes. A capture path needs `capture`, aimed with
+    /// [`Batch::capture_target`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_draw(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: usize,
+        frame_sets: &FrameSets,
+        batch: &Batch,
+        prepared: &PreparedMesh,
+        polygon: vk::PolygonMode,
+        capture: Option<&CaptureBuffer>,
+    ) -> GpuResult<()> {
+        self.check_batch(frame, batch, prepared)?;
+        let slot = &self.slots[frame];
+        slot.recorded.set(true);
+        let vertex_stage = self.desc.stage == Stage::Vertex;
+        let key = PipelineKey {
+            influences: if vertex_stage { prepared.influences } else { 0 },
+            polygon,
+        };
+        let pipeline = self
+            .pipelines
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, p)| p)
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "path {} has no {polygon:?} pipeline (wireframe needs SkinPathConfig::wireframe and fillModeNonSolid)",
+                    self.desc.name
+                ))
+            })?;
+        let capture_set = match (self.cfg.capture, capture) {
+            (true, Some(c)) => Some(c.set()),
+            (true, None) => {
+                return Err(GpuError::InvalidArgument(
+                    "a capture path draws only with a capture buffer".into(),
+                ))
+            }
+            _ => None,
+        };
+        let layout = self.graphics_layout.raw();
+        let d = self.device.raw();
+        let gfx = vk::PipelineBindPoint::GRAPHICS;
+        pipeline.bind(cmd);
+        // SAFETY: `cmd` is recording inside a rendering scope (the caller's
+        // contract); set 0 is the frame's uniform set and set 2 the capture
+        // set, both from the set layouts this pipeline layout was made
+        // with; the index buffer is the prepared mesh's, alive while the
+        // mesh is, which the frame's retirement outlasts.
+        unsafe {
+            d.cmd_bind_descriptor_sets(cmd, gfx, layout, 0, &[frame_sets.set(frame)], &[]);
+            if let Some(set) = capture_set {
+                d.cmd_bind_descriptor_sets(cmd, gfx, layout, 2, &[set], &[]);
+            }
+            d.cmd_bind_index_buffer(cmd, prepared.indices.raw(), 0, vk::IndexType::UINT32);
+        }
+        if vertex_stage {
+            self.record_vertex(cmd, slot, batch, prepared)
+        } else {
+            self.record_output(cmd, slot, batch, prepared)
+        }
+    }
+
+    /// The capture set layout (capture paths).
+    pub fn capture_layout(&self) -> Option<&DescriptorSetLayout> {
+        self.capture_layout.as_ref()
+    }
+
+    #[doc(hidden)]
+    pub fn palette_layout(&self) -> Option<&DescriptorSetLayout> {
+        self.palette_layout.as_ref()
+    }
+
+    #[doc(hidden)]
+    pub fn out_layout(&self) -> Option<&DescriptorSetLayout> {
+        self.compute_layouts.as_ref().map(|c| &c.out)
+    }
+}
+
+fn missing() -> GpuError {
+    GpuError::InvalidArgument("skin path storage missing (internal)".into())
+}
+
+fn cast_mut<T: bytemuck::Pod>(bytes: &mut [u8]) -> GpuResult<&mut [T]> {
+    let whole = bytes.len() / std::mem::size_of::<T>() * std::mem::size_of::<T>();
+    bytemuck::try_cast_slice_mut(&mut bytes[..whole])
+        .map_err(|e| GpuError::InvalidArgument(format!("mapped storage: {e}")))
+}

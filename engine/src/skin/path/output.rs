@@ -1,0 +1,99 @@
+//! The skinned output of the compute and CPU stages: one buffer per frame
+//! in flight holding positions then normals (device-local and written by
+//! the compute dispatch, or host-visible and written by the CPU job), and
+//! the plain pipeline's draw of it, one draw per instance.
+
+use super::super::registry::Stage;
+use super::{missing, Batch, SkinPath, Slot};
+use crate::gpu::{vk, write_buffer_range, Buffer, BufferDesc, GpuResult};
+use crate::skin::mesh::PreparedMesh;
+
+impl SkinPath {
+    pub(super) fn ensure_out(&mut self, frame: usize, need: usize) -> GpuResult<()> {
+        let stage = self.desc.stage;
+        if stage == Stage::Vertex {
+            return Ok(());
+        }
+        let d = self.device.clone();
+        let slot = &mut self.slots[frame];
+        if need <= slot.out_cap && slot.out.is_some() {
+            return Ok(());
+        }
+        // A multiple of 64 vertices: the normals region then starts on a
+        // 256-byte boundary (any storage offset alignment).
+        let cap = need.next_power_of_two().max(64).div_ceil(64) * 64;
+        let size = (cap * 24) as u64;
+        let usage = vk::BufferUsageFlags::VERTEX_BUFFER;
+        let mut buf = if stage == Stage::Compute {
+            Buffer::new(
+                &d,
+                &BufferDesc::device_local(
+                    "skinned vertices",
+                    size,
+                    usage | vk::BufferUsageFlags::STORAGE_BUFFER,
+                ),
+            )?
+        } else {
+            Buffer::new(&d, &BufferDesc::host("skinned vertices", size, usage))?
+        };
+        if stage == Stage::Cpu {
+            if let Some(old) = &mut slot.out {
+                // Positions then normals, each region moved to its new place.
+                let used = slot.out_used * 12;
+                let old_cap = slot.out_cap * 12;
+                let src = old.mapped_mut()?;
+                buf.write_bytes(0, &src[..used])?;
+                buf.write_bytes((cap * 12) as u64, &src[old_cap..old_cap + used])?;
+            }
+        } else {
+            let ty = vk::DescriptorType::STORAGE_BUFFER;
+            let half = (cap * 12) as u64;
+            // The rounded-up capacity may pass maxStorageBufferRange; the
+            // vertices written (`batch` checked them) stay within it.
+            let range = half.min(u64::from(d.limits().max_storage_buffer_range));
+            write_buffer_range(&d, slot.out_set, 0, ty, &buf, 0, range);
+            write_buffer_range(&d, slot.out_set, 1, ty, &buf, half, range);
+        }
+        slot.out = Some(buf);
+        slot.out_cap = cap;
+        Ok(())
+    }
+
+    /// Records the plain pipeline's draws of `batch`'s skinned output (the
+    /// pipeline, frame set and index buffer are bound by `record_draw`).
+    pub(super) fn record_output(
+        &self,
+        cmd: vk::CommandBuffer,
+        slot: &Slot,
+        batch: &Batch,
+        prepared: &PreparedMesh,
+    ) -> GpuResult<()> {
+        let d = self.device.raw();
+        let out = slot.out.as_ref().ok_or_else(missing)?;
+        let records = slot.records.as_ref().ok_or_else(missing)?;
+        let half = (slot.out_cap * 12) as u64;
+        // SAFETY: `cmd` is recording inside a rendering scope with the plain
+        // pipeline bound; streams 0 and 1 are the output's two halves and
+        // stream 3 the instance records, all live until the frame retires.
+        unsafe {
+            d.cmd_bind_vertex_buffers(cmd, 0, &[out.raw(), out.raw()], &[0, half]);
+            d.cmd_bind_vertex_buffers(cmd, 3, &[records.raw()], &[0]);
+        }
+        for i in 0..batch.count {
+            let offset = (batch.out_base + i * batch.vertex_count) as i32;
+            // SAFETY: as above; `batch` was checked against this frame and
+            // mesh, so instance `i`'s output vertices and record exist.
+            unsafe {
+                d.cmd_draw_indexed(
+                    cmd,
+                    prepared.index_count,
+                    1,
+                    0,
+                    offset,
+                    batch.first_record + i,
+                )
+            };
+        }
+        Ok(())
+    }
+}
