@@ -8,6 +8,10 @@
 //! the default `gpu` feature; `gpu`, `skin` and `render` need it.
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 #![warn(unsafe_op_in_unsafe_fn)]
+// Every unsafe block says why it is sound, every unsafe fn what its caller
+// must uphold; every public item is documented.
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+#![warn(missing_docs)]
 
 pub mod anim;
 pub mod assets;
