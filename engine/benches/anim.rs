@@ -10,7 +10,8 @@
 //! joint / per vertex (and the bench clip's bytes per joint) beside the
 //! targets, also written to `target/anim-bench.csv`. Compare with
 //! ozz-animation only side by side, in one run on one machine:
-//! `../shared/tools/ozz-bench` reads this summary's row names, and
+//! the ozz-bench harness (kept outside this repository; see
+//! `tools/ozz-bench-device.sh`) reads this summary's row names, and
 //! `cargo run -p anim-compare -- RUNS_DIR` draws its run.
 //!
 //! The pose rows (sampling, local-to-model, the blend, the frame) run on

@@ -1,5 +1,6 @@
-//! `anim-compare`: draws one side-by-side run of `../shared/tools/ozz-bench`
-//! (ozz-animation's bench and vkskin's anim summary, alternated in one
+//! `anim-compare`: draws one side-by-side run of the ozz-bench harness
+//! (kept outside this repository; see `tools/ozz-bench-device.sh`:
+//! ozz-animation's bench and vkskin's anim summary, alternated in one
 //! session on one machine) as bar charts, ozz's bar beside vkskin's for
 //! every workload, best of rounds, with the ratio ozz / vkskin (> 1: vkskin
 //! faster, or smaller for the memory rows).
