@@ -72,6 +72,7 @@ impl CheckedJoints {
         (!self.joints.is_empty()).then_some(self.max)
     }
 
+    /// The checked indices (what `&checked` also gives).
     pub fn as_slice(&self) -> &[u16] {
         &self.joints
     }
@@ -148,6 +149,7 @@ impl BindVertices {
         })
     }
 
+    /// Bind-pose positions, one per vertex.
     pub fn positions(&self) -> &[Vec3] {
         &self.positions
     }

@@ -22,13 +22,20 @@ use std::mem::MaybeUninit;
 /// cofactor of M's 3x3 (the inverse transpose up to scale, so non-uniform
 /// scale stays right) and renormalised.
 pub struct LinearBlendJob<'a> {
+    /// Skinning matrices, the palette that `joints` index.
     pub skin: &'a [Affine3A],
+    /// Influences per vertex, at least 1.
     pub per_vertex: usize,
+    /// Influence joint indices, `per_vertex` per vertex, into `skin`.
     pub joints: &'a [u16],
+    /// Influence weights, `per_vertex` per vertex, summing to one per vertex;
+    /// may be empty when `per_vertex` is 1 (every weight 1).
     pub weights: &'a [f32],
+    /// Bind-pose positions, one per vertex.
     pub positions: &'a [Vec3],
     /// Empty to skip normals.
     pub normals: &'a [Vec3],
+    /// Skinned positions, one per vertex.
     pub out_positions: &'a mut [Vec3],
     /// Empty to skip normals.
     pub out_normals: &'a mut [Vec3],
@@ -130,6 +137,7 @@ pub(crate) fn validate_streams(
 }
 
 impl LinearBlendJob<'_> {
+    /// Checks the job's slices and indices without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         self.validate_with(None)
     }
@@ -149,6 +157,7 @@ impl LinearBlendJob<'_> {
         )
     }
 
+    /// Validates the job, then writes `out_positions` (and `out_normals`).
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         self.run_validated(None);
@@ -485,19 +494,27 @@ pub(crate) fn lbs_reference(
 /// [`LinearBlendJob`] (blending quaternions and translations apart would
 /// move vertices along the wrong path). Normals use the cofactor.
 pub struct QuatTranslationSkinningJob<'a> {
+    /// Bones, the palette that `joints` index.
     pub palette: &'a [QuatTranslation],
+    /// Influences per vertex, at least 1.
     pub per_vertex: usize,
+    /// Influence joint indices, `per_vertex` per vertex, into `palette`.
     pub joints: &'a [u16],
+    /// Influence weights, `per_vertex` per vertex, summing to one per vertex;
+    /// may be empty when `per_vertex` is 1 (every weight 1).
     pub weights: &'a [f32],
+    /// Bind-pose positions, one per vertex.
     pub positions: &'a [Vec3],
     /// Empty to skip normals.
     pub normals: &'a [Vec3],
+    /// Skinned positions, one per vertex.
     pub out_positions: &'a mut [Vec3],
     /// Empty to skip normals.
     pub out_normals: &'a mut [Vec3],
 }
 
 impl QuatTranslationSkinningJob<'_> {
+    /// Checks the job's slices and indices without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         self.validate_with(None)
     }
@@ -581,21 +598,29 @@ impl QuatTranslationSkinningJob<'_> {
 /// `sum w S_j` (normals through its cofactor), then through the blended
 /// rigid dual quaternion, so scaled joints stay right.
 pub struct DualQuatSkinningJob<'a> {
+    /// Unit dual quaternions, the palette that `joints` index.
     pub palette: &'a [DualQuat],
     /// Empty for rigid skinning; else one matrix per palette entry.
     pub scale_shear: &'a [Mat3A],
+    /// Influences per vertex, at least 1.
     pub per_vertex: usize,
+    /// Influence joint indices, `per_vertex` per vertex, into `palette`.
     pub joints: &'a [u16],
+    /// Influence weights, `per_vertex` per vertex (never empty, even with one
+    /// influence).
     pub weights: &'a [f32],
+    /// Bind-pose positions, one per vertex.
     pub positions: &'a [Vec3],
     /// Empty to skip normals.
     pub normals: &'a [Vec3],
+    /// Skinned positions, one per vertex.
     pub out_positions: &'a mut [Vec3],
     /// Empty to skip normals.
     pub out_normals: &'a mut [Vec3],
 }
 
 impl DualQuatSkinningJob<'_> {
+    /// Checks the job's slices and indices without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         self.validate_with(None)
     }
@@ -622,6 +647,7 @@ impl DualQuatSkinningJob<'_> {
         )
     }
 
+    /// Validates the job, then writes `out_positions` (and `out_normals`).
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         self.run_validated(None);

@@ -12,6 +12,7 @@ use glam::{Affine3A, Mat3A, Quat, Vec3, Vec4};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Affine4x3 {
+    /// Rows 0..3 of the matrix: `[m_i0, m_i1, m_i2, t_i]` for axis `i`.
     pub rows: [[f32; 4]; 3],
 }
 
@@ -20,6 +21,7 @@ const _: () =
     assert!(std::mem::size_of::<Affine4x3>() == 48 && std::mem::offset_of!(Affine4x3, rows) == 0);
 
 impl Affine4x3 {
+    /// The identity matrix.
     pub const IDENTITY: Self = Self {
         rows: [
             [1.0, 0.0, 0.0, 0.0],
@@ -28,6 +30,7 @@ impl Affine4x3 {
         ],
     };
 
+    /// The top three rows of `m`.
     #[inline]
     pub fn from_affine(m: &Affine3A) -> Self {
         let c = m.matrix3;
@@ -41,6 +44,7 @@ impl Affine4x3 {
         }
     }
 
+    /// The matrix these rows stand for.
     pub fn to_affine(&self) -> Affine3A {
         let r = &self.rows;
         Affine3A::from_cols_array(&[
@@ -51,6 +55,7 @@ impl Affine4x3 {
         ])
     }
 
+    /// Row `i` (below 3) as a vector; panics past it.
     pub fn row(&self, i: usize) -> Vec4 {
         Vec4::from_array(self.rows[i])
     }
@@ -66,16 +71,20 @@ impl Affine4x3 {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct QuatTranslation {
+    /// Unit quaternion `(x, y, z, w)`.
     pub rotation: [f32; 4],
+    /// Translation in `xyz`, uniform scale in `w`.
     pub translation_scale: [f32; 4],
 }
 
 impl QuatTranslation {
+    /// No rotation or translation, scale 1.
     pub const IDENTITY: Self = Self {
         rotation: [0.0, 0.0, 0.0, 1.0],
         translation_scale: [0.0, 0.0, 0.0, 1.0],
     };
 
+    /// A bone from a unit `rotation`, a `translation` and a uniform `scale`.
     pub fn new(rotation: Quat, translation: Vec3, scale: f32) -> Self {
         Self {
             rotation: rotation.to_array(),
@@ -83,14 +92,17 @@ impl QuatTranslation {
         }
     }
 
+    /// The rotation as a quaternion.
     pub fn rotation(&self) -> Quat {
         Quat::from_array(self.rotation)
     }
 
+    /// The translation (`xyz` of `translation_scale`).
     pub fn translation(&self) -> Vec3 {
         Vec4::from_array(self.translation_scale).truncate()
     }
 
+    /// The uniform scale (`w` of `translation_scale`).
     pub fn scale(&self) -> f32 {
         self.translation_scale[3]
     }
@@ -110,7 +122,9 @@ impl QuatTranslation {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct DualQuat {
+    /// Rotation quaternion `(x, y, z, w)`.
     pub real: [f32; 4],
+    /// Dual part `(x, y, z, w)`: `0.5 * (t, 0) * real` for translation `t`.
     pub dual: [f32; 4],
 }
 
@@ -123,11 +137,14 @@ const _: () = assert!(
 );
 
 impl DualQuat {
+    /// No rotation or translation.
     pub const IDENTITY: Self = Self {
         real: [0.0, 0.0, 0.0, 1.0],
         dual: [0.0, 0.0, 0.0, 0.0],
     };
 
+    /// The rigid transform rotating by the unit quaternion `rotation`, then
+    /// translating by `translation`.
     pub fn from_rotation_translation(rotation: Quat, translation: Vec3) -> Self {
         let dual = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0) * rotation;
         Self {
@@ -136,10 +153,12 @@ impl DualQuat {
         }
     }
 
+    /// The real part as a quaternion.
     pub fn real(&self) -> Quat {
         Quat::from_array(self.real)
     }
 
+    /// The dual part as a vector `(x, y, z, w)`.
     pub fn dual(&self) -> Vec4 {
         Vec4::from_array(self.dual)
     }
@@ -150,6 +169,7 @@ impl DualQuat {
         Vec3::new(t.x, t.y, t.z) * 2.0
     }
 
+    /// Both parts negated: the same rigid transform, from the other hemisphere.
     pub fn negate(&self) -> Self {
         Self {
             real: (-Vec4::from_array(self.real)).to_array(),
@@ -157,6 +177,7 @@ impl DualQuat {
         }
     }
 
+    /// Rotates then translates `p`; assumes a unit real part.
     #[inline]
     pub fn transform_point3(&self, p: Vec3) -> Vec3 {
         self.real() * p + self.translation()

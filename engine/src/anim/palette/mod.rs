@@ -32,6 +32,7 @@ pub struct PaletteReport {
 }
 
 impl PaletteReport {
+    /// Whether no entry lost anything.
     pub fn is_exact(&self) -> bool {
         self.lossy.is_empty()
     }
@@ -197,6 +198,8 @@ impl PaletteHierarchy {
         Self { order, parent }
     }
 
+    /// The hierarchy of `skin`'s entries, from `skeleton`'s parents; an error
+    /// if the skin does not fit the skeleton.
     pub fn new(skin: &Skin, skeleton: &Skeleton) -> Result<Self, AnimError> {
         skin.validate(skeleton)?;
         let mut entry_of = vec![NO_PARENT; skeleton.len()];

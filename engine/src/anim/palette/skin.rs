@@ -8,8 +8,11 @@ use crate::anim::{AnimError, Skeleton};
 /// `model[joints[k]] * inverse_bind[k]` (identity in the bind pose).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skin {
+    /// The skin's name, as errors show it; may be empty.
     pub name: String,
+    /// Skeleton joint of each palette entry (the mesh's joint index).
     pub joints: Vec<u16>,
+    /// Inverse bind matrix of each palette entry, as many as `joints`.
     pub inverse_bind: Vec<Affine3A>,
 }
 
@@ -23,10 +26,12 @@ impl Skin {
         }
     }
 
+    /// Number of palette entries.
     pub fn len(&self) -> usize {
         self.joints.len()
     }
 
+    /// Whether the skin has no entries.
     pub fn is_empty(&self) -> bool {
         self.joints.is_empty()
     }
@@ -110,10 +115,12 @@ impl PaletteSkin {
         })
     }
 
+    /// Number of palette entries.
     pub fn len(&self) -> usize {
         self.joints.len()
     }
 
+    /// Whether the skin has no entries.
     pub fn is_empty(&self) -> bool {
         self.joints.is_empty()
     }

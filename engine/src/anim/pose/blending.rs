@@ -7,6 +7,7 @@ use crate::anim::{AnimError, SoaPose, Transform};
 /// a per-joint weight mask multiplied into the weight (0 leaves a joint out).
 #[derive(Clone, Copy, Debug)]
 pub struct BlendLayer<'a> {
+    /// Local transforms, one per joint of the output.
     pub pose: &'a [Transform],
     /// Non-negative.
     pub weight: f32,
@@ -15,6 +16,7 @@ pub struct BlendLayer<'a> {
 }
 
 impl<'a> BlendLayer<'a> {
+    /// An unmasked layer.
     pub fn new(pose: &'a [Transform], weight: f32) -> Self {
         Self {
             pose,
@@ -23,6 +25,7 @@ impl<'a> BlendLayer<'a> {
         }
     }
 
+    /// A layer whose weight is multiplied by `mask`, one factor per joint.
     pub fn masked(pose: &'a [Transform], weight: f32, mask: &'a [f32]) -> Self {
         Self {
             pose,
@@ -36,6 +39,7 @@ impl<'a> BlendLayer<'a> {
 /// structure-of-arrays form.
 #[derive(Clone, Copy, Debug)]
 pub struct SoaBlendLayer<'a> {
+    /// Local pose, as many joints as the output.
     pub pose: &'a SoaPose,
     /// Non-negative.
     pub weight: f32,
@@ -44,6 +48,7 @@ pub struct SoaBlendLayer<'a> {
 }
 
 impl<'a> SoaBlendLayer<'a> {
+    /// An unmasked layer.
     pub fn new(pose: &'a SoaPose, weight: f32) -> Self {
         Self {
             pose,
@@ -52,6 +57,7 @@ impl<'a> SoaBlendLayer<'a> {
         }
     }
 
+    /// A layer whose weight is multiplied by `mask`, one factor per joint.
     pub fn masked(pose: &'a SoaPose, weight: f32, mask: &'a [f32]) -> Self {
         Self {
             pose,
@@ -120,13 +126,16 @@ impl Layer for SoaBlendLayer<'_> {
 /// order: `t += w dt`, `q = nlerp(identity, dq, w) * q`,
 /// `s *= lerp(1, ds, w)`, with deltas from [`additive_delta`].
 pub struct BlendingJob<'a> {
+    /// Normal layers, averaged by weight.
     pub layers: &'a [BlendLayer<'a>],
+    /// Additive layers, applied in order on top of the normal blend.
     pub additive: &'a [BlendLayer<'a>],
     /// The skeleton's bind pose, usually.
     pub rest_pose: &'a [Transform],
     /// Total weight below which the rest pose fills in; 0.1 is a common
     /// choice, 0 only fills joints with no weight at all.
     pub threshold: f32,
+    /// Blended local transforms; every pose, mask and `rest_pose` has its length.
     pub output: &'a mut [Transform],
 }
 
@@ -142,6 +151,7 @@ pub fn additive_delta(reference: &Transform, pose: &Transform) -> Transform {
 }
 
 impl BlendingJob<'_> {
+    /// Checks the job's lengths, weights, masks and threshold without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(
             self.output.len(),
@@ -152,6 +162,7 @@ impl BlendingJob<'_> {
         )
     }
 
+    /// Validates the job, then writes `output`.
     pub fn run(self) -> Result<(), AnimError> {
         run_job(
             self.layers,
@@ -170,16 +181,20 @@ impl BlendingJob<'_> {
 /// register, with no transposes; masks, the rest pose's fill-in and
 /// additive layers go joint by joint, as in [`BlendingJob`].
 pub struct SoaBlendingJob<'a> {
+    /// Normal layers, averaged by weight.
     pub layers: &'a [SoaBlendLayer<'a>],
+    /// Additive layers, applied in order on top of the normal blend.
     pub additive: &'a [SoaBlendLayer<'a>],
     /// The skeleton's bind pose, usually.
     pub rest_pose: &'a SoaPose,
     /// Total weight below which the rest pose fills in.
     pub threshold: f32,
+    /// Blended pose; every pose, mask and `rest_pose` has its length.
     pub output: &'a mut SoaPose,
 }
 
 impl SoaBlendingJob<'_> {
+    /// Checks the job's lengths, weights, masks and threshold without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(
             self.output.len(),
@@ -190,6 +205,7 @@ impl SoaBlendingJob<'_> {
         )
     }
 
+    /// Validates the job, then writes `output`.
     pub fn run(self) -> Result<(), AnimError> {
         let r = run_job(
             self.layers,

@@ -32,9 +32,13 @@ pub enum Interpolation {
 /// and is empty otherwise. An empty track means the channel is not animated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawTrack<T> {
+    /// How the track moves between its keys.
     pub interpolation: Interpolation,
+    /// Key times in seconds, non-decreasing.
     pub times: Vec<f32>,
+    /// One value per key.
     pub values: Vec<T>,
+    /// `[in, out]` tangents per key for [`Interpolation::CubicSpline`]; empty otherwise.
     pub tangents: Vec<[T; 2]>,
 }
 
@@ -50,6 +54,7 @@ impl<T> Default for RawTrack<T> {
 }
 
 impl<T> RawTrack<T> {
+    /// A track without tangents.
     pub fn new(interpolation: Interpolation, times: Vec<f32>, values: Vec<T>) -> Self {
         Self {
             interpolation,
@@ -59,14 +64,17 @@ impl<T> RawTrack<T> {
         }
     }
 
+    /// Whether the track has no keys (the channel is not animated).
     pub fn is_empty(&self) -> bool {
         self.times.is_empty()
     }
 
+    /// Number of keys.
     pub fn len(&self) -> usize {
         self.times.len()
     }
 
+    /// Time of the last key in seconds, `None` for an empty track.
     pub fn last_time(&self) -> Option<f32> {
         self.times.last().copied()
     }
@@ -78,13 +86,19 @@ impl<T> RawTrack<T> {
 pub struct RawJointTrack {
     /// Skeleton joint index.
     pub joint: usize,
+    /// Translation keys; empty when not animated.
     pub translation: RawTrack<Vec3>,
+    /// Rotation keys, normalised when the clip is built; empty when not animated.
     pub rotation: RawTrack<Quat>,
+    /// Per-axis scale keys; empty when not animated.
     pub scale: RawTrack<Vec3>,
+    /// Whole-matrix keys, decomposed into translation, rotation and scale when the
+    /// clip is built; no cubic spline. Empty when not animated.
     pub matrix: RawTrack<Affine3A>,
 }
 
 impl RawJointTrack {
+    /// A track for `joint` with every channel empty.
     pub fn new(joint: usize) -> Self {
         Self {
             joint,
@@ -97,9 +111,11 @@ impl RawJointTrack {
 /// validates it once into the runtime form.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawClip {
+    /// The clip's name, as errors and tools show it.
     pub name: String,
     /// Seconds. Raised to the last key time if shorter.
     pub duration: f32,
+    /// Per-joint tracks, at most one per joint.
     pub tracks: Vec<RawJointTrack>,
 }
 
@@ -222,13 +238,18 @@ pub(crate) struct SoloQuat {
 /// Which channel of a joint a track animates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Channel {
+    /// The joint's translation.
     Translation,
+    /// The joint's rotation.
     Rotation,
+    /// The joint's per-axis scale.
     Scale,
+    /// The joint's whole local matrix.
     Matrix,
 }
 
 impl Channel {
+    /// The channel's name in lower case, as messages print it.
     pub fn name(self) -> &'static str {
         match self {
             Channel::Translation => "translation",
@@ -243,12 +264,17 @@ impl Channel {
 /// (`inspect`): the runtime layout itself is grouped and not per track.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrackInfo {
+    /// Skeleton joint index.
     pub joint: usize,
+    /// The channel the track animated.
     pub channel: Channel,
+    /// Number of keys.
     pub keys: usize,
+    /// How the track moved between its keys.
     pub interpolation: Interpolation,
     /// Seconds of the first and last key.
     pub start: f32,
+    /// Seconds of the last key.
     pub end: f32,
 }
 
@@ -634,6 +660,7 @@ impl Clip {
         f(&mut q.clamped);
     }
 
+    /// The clip's name, from its [`RawClip`].
     pub fn name(&self) -> &str {
         &self.name
     }

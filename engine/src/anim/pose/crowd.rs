@@ -30,6 +30,7 @@ pub struct CrowdInstance {
     pub time_offset: f32,
     /// Play rate: 1 is real time, 0 holds, negative plays backwards.
     pub speed: f32,
+    /// Loop or clamp past the clip's ends.
     pub mode: PlaybackMode,
 }
 
@@ -156,10 +157,12 @@ impl Crowd {
         self.instances.len()
     }
 
+    /// Whether the crowd has no instances.
     pub fn is_empty(&self) -> bool {
         self.instances.is_empty()
     }
 
+    /// The instances, by index.
     pub fn instances(&self) -> &[CrowdInstance] {
         &self.instances
     }
@@ -170,14 +173,17 @@ impl Crowd {
         self.skin.len()
     }
 
+    /// The crowd's copy of the skeleton.
     pub fn skeleton(&self) -> &Skeleton {
         &self.skeleton
     }
 
+    /// The crowd's copies of the clips; [`CrowdInstance::clip`] indexes them.
     pub fn clips(&self) -> &[Clip] {
         &self.clips
     }
 
+    /// The crowd's copy of the skin.
     pub fn skin(&self) -> &Skin {
         &self.skin
     }
@@ -351,10 +357,12 @@ pub struct Strided<'a, T> {
 }
 
 impl<'a, T> Strided<'a, T> {
+    /// `data` split into parts of `stride` elements, one per instance.
     pub fn new(data: &'a mut [T], stride: usize) -> Self {
         Self { data, stride }
     }
 
+    /// The elements not yet split off.
     pub fn into_slice(self) -> &'a mut [T] {
         self.data
     }

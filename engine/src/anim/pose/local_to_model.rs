@@ -16,11 +16,17 @@ use crate::anim::{AnimError, Skeleton, SoaPose, Transform, NO_PARENT};
 /// valid model matrices (their parents are read, never recomputed). The full
 /// update is `from = 0, to = skeleton.len()`.
 pub struct LocalToModelJob<'a> {
+    /// The joint hierarchy.
     pub skeleton: &'a Skeleton,
+    /// Local transforms, one per joint of `skeleton`.
     pub locals: &'a [Transform],
+    /// Model matrix of the skeleton's space: roots are `root * local`.
     pub root: Affine3A,
+    /// First joint written; joints before it must already hold model matrices.
     pub from: usize,
+    /// One past the last joint written; `from <= to <= skeleton.len()`.
     pub to: usize,
+    /// Output model matrices, one per joint of `skeleton`; only `from..to` are written.
     pub models: &'a mut [Affine3A],
 }
 
@@ -41,6 +47,7 @@ impl<'a> LocalToModelJob<'a> {
         }
     }
 
+    /// Checks the job's lengths and range without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(
             self.skeleton,
@@ -51,6 +58,7 @@ impl<'a> LocalToModelJob<'a> {
         )
     }
 
+    /// Validates the job, then writes `models[from..to]`.
     pub fn run(self) -> Result<(), AnimError> {
         let (s, l, r) = (self.skeleton, self.locals, &self.root);
         run_job(s, l, r, self.from, self.to, self.models)
@@ -63,11 +71,17 @@ impl<'a> LocalToModelJob<'a> {
 /// first transposes eight transforms), when the range starts on a block
 /// (`from` a multiple of eight, as in a full update).
 pub struct SoaLocalToModelJob<'a> {
+    /// The joint hierarchy.
     pub skeleton: &'a Skeleton,
+    /// Local pose, of `skeleton.len()` joints.
     pub locals: &'a SoaPose,
+    /// Model matrix of the skeleton's space: roots are `root * local`.
     pub root: Affine3A,
+    /// First joint written; joints before it must already hold model matrices.
     pub from: usize,
+    /// One past the last joint written; `from <= to <= skeleton.len()`.
     pub to: usize,
+    /// Output model matrices, one per joint of `skeleton`; only `from..to` are written.
     pub models: &'a mut [Affine3A],
 }
 
@@ -84,6 +98,7 @@ impl<'a> SoaLocalToModelJob<'a> {
         }
     }
 
+    /// Checks the job's lengths and range without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(
             self.skeleton,
@@ -94,6 +109,7 @@ impl<'a> SoaLocalToModelJob<'a> {
         )
     }
 
+    /// Validates the job, then writes `models[from..to]`.
     pub fn run(self) -> Result<(), AnimError> {
         let (s, l, r) = (self.skeleton, self.locals, &self.root);
         run_job(s, l, r, self.from, self.to, self.models)

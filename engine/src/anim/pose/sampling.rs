@@ -53,6 +53,7 @@ pub struct SamplingContext {
 }
 
 impl SamplingContext {
+    /// Cursors for `clip`'s timelines, all at the first key.
     pub fn new(clip: &Clip) -> Self {
         let n = clip.timelines.len();
         Self {
@@ -79,20 +80,25 @@ impl SamplingContext {
 
 /// Samples every joint of a clip at one time into local transforms.
 pub struct SamplingJob<'a> {
+    /// The clip to sample.
     pub clip: &'a Clip,
+    /// Key cursors for this instance; resized to `clip` if needed.
     pub context: &'a mut SamplingContext,
     /// Seconds from the clip's start, before wrapping or clamping.
     pub time: f32,
+    /// Loop or clamp past the clip's ends.
     pub mode: PlaybackMode,
     /// One transform per skeleton joint.
     pub output: &'a mut [Transform],
 }
 
 impl SamplingJob<'_> {
+    /// Checks the output length and the time without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(self.clip, self.time, self.output.len())
     }
 
+    /// Validates the job, then writes `output`.
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         sample_into(self.clip, self.context, self.time, self.mode, self.output);
@@ -106,20 +112,25 @@ impl SamplingJob<'_> {
 /// (joints `8k..8k + 8`, as a clip built from a skeleton's tracks in
 /// joint order has them), with no transpose.
 pub struct SoaSamplingJob<'a> {
+    /// The clip to sample.
     pub clip: &'a Clip,
+    /// Key cursors for this instance; resized to `clip` if needed.
     pub context: &'a mut SamplingContext,
     /// Seconds from the clip's start, before wrapping or clamping.
     pub time: f32,
+    /// Loop or clamp past the clip's ends.
     pub mode: PlaybackMode,
     /// As many joints as the clip's skeleton.
     pub output: &'a mut SoaPose,
 }
 
 impl SoaSamplingJob<'_> {
+    /// Checks the output length and the time without running it.
     pub fn validate(&self) -> Result<(), AnimError> {
         validate_job(self.clip, self.time, self.output.len())
     }
 
+    /// Validates the job, then writes `output`.
     pub fn run(self) -> Result<(), AnimError> {
         self.validate()?;
         sample_into(self.clip, self.context, self.time, self.mode, self.output);
@@ -573,11 +584,14 @@ pub struct Playback {
     pub rate: f32,
     /// Clip time at which playback starts.
     pub start: f32,
+    /// Loop or clamp past the clip's ends.
     pub mode: PlaybackMode,
+    /// Key cursors; resized when sampling another clip.
     pub context: SamplingContext,
 }
 
 impl Playback {
+    /// Playback from the clip's start, at rate 1.
     pub fn new(clip: &Clip, mode: PlaybackMode) -> Self {
         Self {
             time: 0.0,

@@ -178,14 +178,17 @@ impl Skeleton {
         Self::new(names, &parents, bind_local)
     }
 
+    /// Number of joints.
     pub fn len(&self) -> usize {
         self.parents.len()
     }
 
+    /// Whether the skeleton has no joints.
     pub fn is_empty(&self) -> bool {
         self.parents.is_empty()
     }
 
+    /// Joint names, in joint order (not necessarily unique).
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -195,6 +198,7 @@ impl Skeleton {
         &self.parents
     }
 
+    /// The parent of `joint`, `None` for a root. Panics if `joint` is out of range.
     pub fn parent(&self, joint: usize) -> Option<usize> {
         match self.parents[joint] {
             NO_PARENT => None,

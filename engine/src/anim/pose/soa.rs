@@ -17,8 +17,11 @@ pub const SOA_LANES: usize = 8;
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SoaTransforms8 {
+    /// Translation rows: x, y, z, eight lanes each.
     pub translation: [[f32; SOA_LANES]; 3],
+    /// Rotation rows: the quaternions' x, y, z, w, eight lanes each.
     pub rotation: [[f32; SOA_LANES]; 4],
+    /// Scale rows: x, y, z, eight lanes each.
     pub scale: [[f32; SOA_LANES]; 3],
 }
 
@@ -121,6 +124,7 @@ impl SoaPose {
         self.len
     }
 
+    /// Whether the pose holds no joints.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0

@@ -11,8 +11,11 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq)]
 pub struct Transform {
+    /// Rotation, a unit quaternion.
     pub rotation: Quat,
+    /// Translation, applied last.
     pub translation: Vec3,
+    /// Per-axis scale, applied first.
     pub scale: Vec3,
 }
 
@@ -43,12 +46,14 @@ impl Default for Transform {
 }
 
 impl Transform {
+    /// No translation or rotation, unit scale.
     pub const IDENTITY: Self = Self {
         translation: Vec3::ZERO,
         rotation: Quat::IDENTITY,
         scale: Vec3::ONE,
     };
 
+    /// A transform with unit scale.
     pub fn from_translation_rotation(translation: Vec3, rotation: Quat) -> Self {
         Self {
             translation,
@@ -63,6 +68,7 @@ impl Transform {
         Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
     }
 
+    /// `T * R * S` as a 4x4 matrix.
     #[inline]
     pub fn to_mat4(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
@@ -79,6 +85,7 @@ impl Transform {
         }
     }
 
+    /// Whether every component of translation, rotation and scale is finite.
     pub fn is_finite(&self) -> bool {
         self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
     }
