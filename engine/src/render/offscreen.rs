@@ -26,8 +26,12 @@ pub struct OffscreenTarget {
 impl OffscreenTarget {
     /// 8-bit RGBA so the readback is the PNG's bytes as they are.
     pub const COLOR_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+    /// The depth image's format: 32-bit float, cleared to 1.0 by
+    /// [`OffscreenTarget::begin`].
     pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
+    /// A `width` x `height` target (pixels) with the default colour format,
+    /// [`OffscreenTarget::COLOR_FORMAT`].
     pub fn new(device: &Arc<Device>, width: u32, height: u32) -> GpuResult<Self> {
         Self::with_format(device, width, height, Self::COLOR_FORMAT)
     }
@@ -83,14 +87,17 @@ impl OffscreenTarget {
         })
     }
 
+    /// The size of both images, in pixels.
     pub fn extent(&self) -> vk::Extent2D {
         self.color.extent()
     }
 
+    /// The colour image's format (what pipelines drawing here are built for).
     pub fn color_format(&self) -> vk::Format {
         self.color.format()
     }
 
+    /// Width over height, for a camera's projection.
     pub fn aspect_ratio(&self) -> f32 {
         let e = self.extent();
         e.width as f32 / e.height as f32
@@ -208,6 +215,9 @@ impl OffscreenTarget {
         Ok(px)
     }
 
+    /// Writes the last frame's pixels ([`OffscreenTarget::read_rgba`]) to
+    /// `path` as an RGBA8 PNG. Call after the fence of the submission that
+    /// recorded [`OffscreenTarget::end_and_copy`].
     pub fn write_png(&self, path: &Path) -> GpuResult<()> {
         let e = self.extent();
         write_png(path, e.width, e.height, &self.read_rgba()?)

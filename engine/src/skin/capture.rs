@@ -20,10 +20,12 @@ pub struct CapturedVertex {
 }
 
 impl CapturedVertex {
+    /// The skinned position, model space (xyz of the `position` field).
     pub fn position(&self) -> Vec3 {
         Vec3::from_slice(&self.position[..3])
     }
 
+    /// The skinned normal (xyz of the `normal` field).
     pub fn normal(&self) -> Vec3 {
         Vec3::from_slice(&self.normal[..3])
     }
@@ -40,6 +42,7 @@ pub struct CaptureHeader {
     pub first: u32,
     /// Captured vertices the buffer holds.
     pub capacity: u32,
+    /// Padding to 16 bytes (std430); always zero.
     pub _pad: u32,
 }
 
@@ -98,14 +101,20 @@ impl CaptureBuffer {
         })
     }
 
+    /// Captured vertices the buffer holds (at least one); captures beyond it
+    /// are dropped by the shader.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
 
+    /// The descriptor set binding the buffer: set 2 of a capture pipeline
+    /// (bound by [`super::SkinPath::record_draw`] when given this buffer).
     pub fn set(&self) -> vk::DescriptorSet {
         self.set
     }
 
+    /// The host-visible storage buffer: the [`CaptureHeader`], then the
+    /// captured vertices.
     pub fn buffer(&self) -> &Buffer {
         &self.buffer
     }
@@ -124,6 +133,7 @@ impl CaptureBuffer {
         self.buffer.write(0, std::slice::from_ref(&self.header))
     }
 
+    /// The header last written by [`CaptureBuffer::set_target`].
     pub fn header(&self) -> CaptureHeader {
         self.header
     }

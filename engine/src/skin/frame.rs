@@ -30,6 +30,7 @@ pub struct FrameSets {
 }
 
 impl FrameSets {
+    /// One set and one host-visible uniform buffer per frame in flight.
     pub fn new(device: &Arc<Device>, frames_in_flight: usize) -> GpuResult<Self> {
         let layout = DescriptorSetLayout::new(
             device,
@@ -62,6 +63,8 @@ impl FrameSets {
         })
     }
 
+    /// The set layout (binding 0, a uniform buffer read by the vertex and
+    /// fragment stages): set 0 of every skinned pipeline.
     pub fn layout(&self) -> &DescriptorSetLayout {
         &self.layout
     }
@@ -80,6 +83,7 @@ impl FrameSets {
             .write(0, std::slice::from_ref(uniforms))
     }
 
+    /// Frame `frame`'s set (taken modulo the frames in flight).
     pub fn set(&self, frame: usize) -> vk::DescriptorSet {
         self.sets[frame % self.sets.len()]
     }

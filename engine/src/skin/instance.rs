@@ -8,6 +8,8 @@ use glam::Affine3A;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct InstanceRecord {
+    /// The model-to-world matrix's top three rows (row-major; the
+    /// translation in w): locations 7-9, `inst_row0..2`.
     pub rows: [[f32; 4]; 3],
     /// Linear RGB multiplier in xyz; w unused.
     pub tint: [f32; 4],
@@ -20,6 +22,7 @@ impl Default for InstanceRecord {
 }
 
 impl InstanceRecord {
+    /// The record of an instance placed by `model`, coloured by `tint`.
     pub fn new(model: &Affine3A, tint: [f32; 4]) -> Self {
         let m = model.matrix3;
         let t = model.translation;
@@ -46,6 +49,7 @@ pub struct DrawPush {
     pub palette_stride: u32,
     /// The draw's firstInstance.
     pub first_instance: u32,
+    /// Padding to 16 bytes; always zero.
     pub _pad: u32,
 }
 
@@ -54,9 +58,14 @@ pub struct DrawPush {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ComputePush {
+    /// First vec4 of the batch's first instance's palette in the palette
+    /// storage.
     pub palette_base: u32,
+    /// vec4s from one instance's palette block to the next.
     pub palette_stride: u32,
+    /// Mesh vertices per instance (the dispatch's x range).
     pub vertex_count: u32,
+    /// Instances in the batch (the dispatch's y range).
     pub instance_count: u32,
     /// Output vertex of instance 0's vertex 0.
     pub out_base: u32,

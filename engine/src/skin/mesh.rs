@@ -20,8 +20,12 @@ pub const WEIGHT_SUM_TOLERANCE: f32 = 1e-5;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BaseVertex {
+    /// Bind-pose position, model space (`in_position`, location 0).
     pub position: [f32; 3],
+    /// Bind-pose normal (`in_normal`, location 1); +Z where the mesh has none.
     pub normal: [f32; 3],
+    /// Texture coordinates (`in_uv`, location 2); zero where the mesh has
+    /// none.
     pub uv: [f32; 2],
 }
 
@@ -31,7 +35,9 @@ pub struct BaseVertex {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct InfluenceVertex {
+    /// Palette entries of the vertex's part (locations 3 and 5).
     pub joints: [u16; 4],
+    /// Their weights, in the same slots (locations 4 and 6).
     pub weights: [f32; 4],
 }
 
@@ -42,8 +48,12 @@ pub struct MeshPart {
     pub bones: Vec<u16>,
     /// The part's palette hierarchy (dual-quaternion signs).
     pub hierarchy: PaletteHierarchy,
+    /// The part's first index in the prepared mesh's index buffer.
     pub first_index: u32,
+    /// Indices (three per triangle) the part draws.
     pub index_count: u32,
+    /// Added to each of the part's indices: its first vertex in the GPU
+    /// streams.
     pub vertex_offset: i32,
     /// The part's first vec4 inside one instance's palette block.
     pub palette_offset: usize,
@@ -92,14 +102,18 @@ pub(crate) struct CpuStreams {
 }
 
 impl PreparedMesh {
+    /// The source mesh's name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The path the mesh was prepared for (only a [`super::SkinPath`] of
+    /// that path draws it).
     pub fn path(&self) -> &'static PathDesc {
         self.path
     }
 
+    /// The draw ranges: one part, or one per bone partition.
     pub fn parts(&self) -> &[MeshPart] {
         &self.parts
     }
@@ -114,6 +128,7 @@ impl PreparedMesh {
         self.gpu_vertices
     }
 
+    /// Indices in the GPU index buffer (all parts).
     pub fn index_count(&self) -> u32 {
         self.index_count
     }

@@ -1,5 +1,6 @@
 //! GPU skinning: paths made of a palette storage, an encoding and a stage
-//! (DESIGN.md, "Skinning paths: storage x encoding x stage").
+//! (how to add a storage or an encoding: `ARCHITECTURE.md`, "Where to add
+//! things").
 //!
 //! - [`encoding`]: how a bone is written and blended, and the CPU job that
 //!   is the reference (one file per encoding);

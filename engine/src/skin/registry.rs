@@ -1,5 +1,5 @@
 //! The skinning paths: named combinations of a palette storage, an encoding
-//! and a stage (DESIGN.md, "Skinning paths: storage x encoding x stage").
+//! and a stage (how to add one: `ARCHITECTURE.md`, "Where to add things").
 //! Adding a storage or an encoding adds its paths here without other
 //! changes; samples and tests loop over [`paths`].
 
@@ -23,6 +23,7 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// The stage's name, the last part of the compute and CPU paths' names.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Vertex => "vertex",
@@ -37,9 +38,11 @@ impl Stage {
 pub struct PathDesc {
     /// "4x3-ubo", "dq-texel", "qt-compute", "dq-scale-cpu", ...
     pub name: &'static str,
+    /// How bones are written and blended.
     pub encoding: &'static dyn Encoding,
     /// The palette storage the GPU reads (`None` for the CPU stage).
     pub storage: Option<&'static dyn Storage>,
+    /// Where the skinning runs.
     pub stage: Stage,
 }
 
@@ -68,6 +71,7 @@ impl PathDesc {
         self.capacity_for(device.limits())
     }
 
+    /// [`PathDesc::capacity`] on a device with `limits`.
     pub fn capacity_for(&self, limits: &vk::PhysicalDeviceLimits) -> Option<usize> {
         let s = self.storage?;
         Some((s.window_vec4s(limits) / self.encoding.vec4s_per_bone() as u64) as usize)

@@ -23,15 +23,20 @@ pub use quat_translation::QuatTranslationEncoding;
 /// The vertex streams a CPU skinning job reads and writes: the same
 /// arguments every `anim` skinning job takes.
 pub struct CpuSkinning<'a> {
+    /// Influences per vertex: `joints` and `weights` hold this many per
+    /// vertex, consecutively.
     pub per_vertex: usize,
     /// Checked once (the CPU stage's prepared mesh): the job runs through
     /// `run_checked` and skips a per-call scan of the indices.
     pub joints: &'a crate::anim::CheckedJoints,
+    /// One weight per influence (`per_vertex` per vertex), summing to one.
     pub weights: &'a [f32],
     /// Bind positions and normals, prepared once: the LBS and DQS jobs run
     /// through `run_prepared` and read their blocks of eight.
     pub vertices: &'a crate::anim::BindVertices,
+    /// Skinned positions, one per mesh vertex (model space).
     pub out_positions: &'a mut [Vec3],
+    /// Skinned normals, one per mesh vertex.
     pub out_normals: &'a mut [Vec3],
 }
 

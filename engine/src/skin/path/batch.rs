@@ -27,16 +27,19 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Instances in the batch.
     pub fn len(&self) -> usize {
         self.count as usize
     }
 
+    /// Whether the batch has no instances (never, for a batch
+    /// [`super::SkinPath::batch`] made).
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
 
-    /// The header a [`CaptureBuffer`] needs to capture this batch:
-    /// `(vertex_count, first)`.
+    /// The header a [`CaptureBuffer`](crate::skin::CaptureBuffer) needs to
+    /// capture this batch: `(vertex_count, first)`.
     pub fn capture_target(&self) -> (u32, u32) {
         match self.stage {
             Stage::Vertex => (self.vertex_count, self.first_record),
@@ -57,14 +60,17 @@ pub struct BatchWriter<'a> {
 }
 
 impl<'a> BatchWriter<'a> {
+    /// The batch being filled, for recording its draw.
     pub fn batch(&self) -> Batch {
         self.batch
     }
 
+    /// Instances in the batch.
     pub fn len(&self) -> usize {
         self.batch.len()
     }
 
+    /// Whether the batch has no instances.
     pub fn is_empty(&self) -> bool {
         self.batch.is_empty()
     }

@@ -39,10 +39,14 @@ pub const PLAIN_VERTEX: &str = "skin/plain.vert";
 /// How a [`SkinPath`] draws.
 #[derive(Clone, Debug)]
 pub struct SkinPathConfig {
+    /// Frames the caller keeps in flight, 1 to 8: one set of per-frame
+    /// storage each.
     pub frames_in_flight: usize,
+    /// The colour attachment format the graphics pipelines are built for.
     pub color_format: vk::Format,
     /// `UNDEFINED` for no depth.
     pub depth_format: vk::Format,
+    /// Faces culled (`NONE` by default; front faces are counter-clockwise).
     pub cull_mode: vk::CullModeFlags,
     /// Also build wireframe (`PolygonMode::LINE`) pipelines, where the
     /// device has fillModeNonSolid.
@@ -52,10 +56,14 @@ pub struct SkinPathConfig {
     /// Fewer bones per draw than the device allows (tests force
     /// partitioning with it).
     pub capacity_limit: Option<usize>,
+    /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
 }
 
 impl SkinPathConfig {
+    /// A config for these formats (`depth_format` `UNDEFINED` for no depth)
+    /// and frames in flight; the rest default: no culling, no wireframe, no
+    /// capture, no capacity limit, the embedded shaders.
     pub fn new(
         color_format: vk::Format,
         depth_format: vk::Format,
@@ -142,6 +150,11 @@ fn stage_flags() -> vk::ShaderStageFlags {
 }
 
 impl SkinPath {
+    /// Builds the path `desc` on `device`: its layouts, per-frame storage and
+    /// the 4-influence pipelines. Errors when `cfg.frames_in_flight` is not
+    /// 1..=8, capture is asked for without vertexPipelineStoresAndAtomics, not
+    /// one bone fits the storage, the device lacks what the storage needs,
+    /// or a pipeline cannot be built.
     pub fn new(
         device: &Arc<Device>,
         desc: &'static PathDesc,
@@ -330,10 +343,12 @@ impl SkinPath {
         Self::new(device, desc, cfg)
     }
 
+    /// The path's registry entry.
     pub fn desc(&self) -> &'static PathDesc {
         self.desc
     }
 
+    /// The path's name ("4x3-ubo", ...).
     pub fn name(&self) -> &'static str {
         self.desc.name
     }
@@ -343,10 +358,12 @@ impl SkinPath {
         self.capacity
     }
 
+    /// Frames in flight, [`SkinPathConfig::frames_in_flight`].
     pub fn frames_in_flight(&self) -> usize {
         self.slots.len()
     }
 
+    /// The configuration the path was built with.
     pub fn config(&self) -> &SkinPathConfig {
         &self.cfg
     }
