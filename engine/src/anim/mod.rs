@@ -30,7 +30,9 @@
 //!   `crowd`. Each job file holds the scalar definition of its kernels.
 //! - `palette/`: skin matrices (`skin`: [`Skin`], [`PaletteSkin`]), the
 //!   palette entry formats (`formats`: [`Affine4x3`], [`QuatTranslation`],
-//!   [`DualQuat`]) and the encoders into them.
+//!   [`DualQuat`]), the encoders into them, and `rows`: the writers of the
+//!   GPU layouts the skinning paths call ([`write_4x3_rows`] and its
+//!   siblings), where the encoding math lives once.
 //! - `deform/`: CPU skinning (LBS, quaternion + translation, DQS jobs),
 //!   with `bind` ([`BindVertices`], [`CheckedJoints`]). Not the engine's
 //!   GPU skinning (`crate::skin`).

@@ -2,8 +2,9 @@
 //! storage and recording, split by stage: `vertex` (the vertex shader
 //! skins; the storage records each partition's draws), `compute` (a
 //! dispatch skins into a vertex buffer first); on the CPU stage the batch
-//! writer runs the CPU job into mapped memory. //! `output` holds the skinned output of those two and its draw; `batch`
-//! holds the writers that fill a frame's storage.
+//! writer runs the CPU job into mapped memory. `output` holds the skinned
+//! output of those two and its draw; `batch` holds the writers that fill a
+//! frame's storage.
 
 mod batch;
 mod compute;
