@@ -9,6 +9,7 @@ use crate::gpu::{
     PipelineLayout, ShaderDesc, ShaderModule,
 };
 use crate::skin::mesh::PreparedMesh;
+use crate::skin::storage::{prefix_too_long, MAX_PUSH_PREFIX};
 
 /// The compute stage's set layouts and pipeline layout.
 pub(super) struct ComputeLayouts {
@@ -113,8 +114,16 @@ impl SkinPath {
                 instance_count: b.count,
                 out_base: b.out_base,
             };
-            let mut bytes = slot.push_prefix.clone();
-            bytes.extend_from_slice(bytemuck::bytes_of(&push));
+            // On the stack: recording a frame allocates nothing.
+            let mut bytes = [0u8; MAX_PUSH_PREFIX + std::mem::size_of::<ComputePush>()];
+            let n = slot.push_prefix.len();
+            let end = n + std::mem::size_of::<ComputePush>();
+            bytes
+                .get_mut(..n)
+                .ok_or_else(|| prefix_too_long(n))?
+                .copy_from_slice(&slot.push_prefix);
+            bytes[n..end].copy_from_slice(bytemuck::bytes_of(&push));
+            let bytes = &bytes[..end];
             // SAFETY: `cmd` is recording outside a rendering scope (the
             // contract of `prepass`); the sets were allocated from the
             // compute layout's set layouts and written when their buffers
@@ -126,7 +135,7 @@ impl SkinPath {
                     raw.cmd_bind_descriptor_sets(cmd, bind, layout, 1, &[slot.palette_set], &[]);
                 }
                 raw.cmd_bind_descriptor_sets(cmd, bind, layout, 2, &[slot.out_set], &[]);
-                raw.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
+                raw.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, bytes);
                 raw.cmd_dispatch(cmd, b.vertex_count.div_ceil(64), b.count, 1);
             }
         }

@@ -222,6 +222,9 @@ impl SkinPath {
             s.check_device(device)?;
         }
         let prefix = storage.map_or(0, |s| s.push_prefix_len());
+        if prefix > super::storage::MAX_PUSH_PREFIX {
+            return Err(super::storage::prefix_too_long(prefix));
+        }
         // Graphics layout: set 0 frame, set 1 palette (vertex stage), set 2
         // capture.
         let mut sets = vec![frame_layout.raw()];

@@ -23,6 +23,18 @@ pub use ssbo::StorageBuffer;
 pub use texel::TexelBuffer;
 pub use ubo::UniformBuffer;
 
+/// The most bytes a storage may put in front of the stages' push
+/// constants ([`Storage::push_prefix_len`]).
+pub const MAX_PUSH_PREFIX: usize = 32;
+
+/// The error for a storage whose push prefix is longer than
+/// [`MAX_PUSH_PREFIX`].
+pub(crate) fn prefix_too_long(len: usize) -> GpuError {
+    GpuError::InvalidArgument(format!(
+        "a palette storage's push-constant prefix of {len} bytes exceeds {MAX_PUSH_PREFIX}"
+    ))
+}
+
 /// One palette storage.
 pub trait Storage: Send + Sync {
     /// Short name, the second part of a path name.
@@ -93,7 +105,7 @@ pub trait Storage: Send + Sync {
         Ok(None)
     }
     /// Bytes this storage puts in front of the stage's push constants
-    /// (`PALETTE_PUSH_FIELDS` in its GLSL).
+    /// (`PALETTE_PUSH_FIELDS` in its GLSL); at most [`MAX_PUSH_PREFIX`].
     fn push_prefix_len(&self) -> usize {
         0
     }
@@ -208,10 +220,16 @@ impl PartDraw<'_> {
             first_instance,
             _pad: 0,
         };
-        let mut bytes = Vec::with_capacity(self.push_prefix.len() + 16);
-        bytes.extend_from_slice(self.push_prefix);
-        bytes.extend_from_slice(bytemuck::bytes_of(&push));
-        self.push_bytes(&bytes);
+        // On the stack: recording a frame allocates nothing.
+        let mut bytes = [0u8; MAX_PUSH_PREFIX + std::mem::size_of::<DrawPush>()];
+        let n = self.push_prefix.len();
+        let end = n + std::mem::size_of::<DrawPush>();
+        bytes
+            .get_mut(..n)
+            .ok_or_else(|| prefix_too_long(n))?
+            .copy_from_slice(self.push_prefix);
+        bytes[n..end].copy_from_slice(bytemuck::bytes_of(&push));
+        self.push_bytes(&bytes[..end]);
         Ok(())
     }
 
