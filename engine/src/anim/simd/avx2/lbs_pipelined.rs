@@ -287,21 +287,10 @@ unsafe fn lbs_pipelined_with<const K: usize, const BLOCKS: bool, const HALVES: b
                 let to = bl.add(k & 1);
                 let (a, b) = blend_packed::<K, BLOCKS>(sp, indices, weights, k * 8 + j);
                 let (c, d) = blend_packed::<K, BLOCKS>(sp, indices, weights, k * 8 + j + 4);
-                // The third pair as one register and one store: left
-                // alone, LLVM stores its two halves apart (four more
-                // stores a trip, about 1 to 2 per cent slower on a Zen 3);
-                // the empty asm makes the register opaque to it.
-                let mut c2 = _mm256_set_m128(d, b);
-                // Measured (d2f649b): about 1 to 2 per cent of the pipelined LBS, Zen 3.
-                std::arch::asm!(
-                    "/* {0} */",
-                    inout(ymm_reg) c2,
-                    options(pure, nomem, nostack, preserves_flags)
-                );
                 (*to).0[j] = [
                     _mm256_permute2f128_ps(a, c, 0x20),
                     _mm256_permute2f128_ps(a, c, 0x31),
-                    c2,
+                    _mm256_set_m128(d, b),
                 ];
             };
             // With HALVES (both outputs on 16 bytes) the blocks'
