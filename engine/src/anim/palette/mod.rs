@@ -1,12 +1,18 @@
-use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A};
 
-use super::{AnimError, Skeleton, Skin, NO_PARENT};
+use super::AnimError;
 
+pub(crate) mod convert;
 pub(crate) mod formats;
+pub(crate) mod hierarchy;
 pub(crate) mod rows;
 pub(crate) mod skin;
 
+pub use convert::{
+    dual_quat_of, polar_rotation, quat_translation_of, PaletteReport, SCALE_TOLERANCE,
+};
 pub use formats::{Affine4x3, DualQuat, QuatTranslation};
+pub use hierarchy::PaletteHierarchy;
 pub use rows::{
     write_4x3_rows, write_dual_quat_rows, write_dual_quat_scale_rows, write_quat_translation_rows,
 };
@@ -16,98 +22,6 @@ pub fn encode_4x3(skin: &[Affine3A], out: &mut [Affine4x3]) {
     for (o, m) in out.iter_mut().zip(skin) {
         *o = Affine4x3::from_affine(m);
     }
-}
-
-/// What an encoding could not keep. Encoders still write every bone (with
-/// the scale dropped or folded as documented) so a caller may go on, but
-/// they say which bones lost something.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PaletteReport {
-    /// Palette entries whose scale the encoding dropped: non-uniform scale
-    /// or shear for quaternion + translation, any scale for dual quaternions.
-    pub lossy: Vec<usize>,
-    /// Largest relative deviation found, `max |s_i / s - 1|` over the axes,
-    /// or the off-diagonal shear, whichever is larger.
-    pub max_deviation: f32,
-}
-
-impl PaletteReport {
-    /// Whether no entry lost anything.
-    pub fn is_exact(&self) -> bool {
-        self.lossy.is_empty()
-    }
-
-    /// Records bone `k`'s deviation (lossy above [`SCALE_TOLERANCE`]).
-    #[inline]
-    pub fn note(&mut self, k: usize, deviation: f32) {
-        if deviation > SCALE_TOLERANCE {
-            self.lossy.push(k);
-        }
-        self.max_deviation = self.max_deviation.max(deviation);
-    }
-
-    /// Adds `other`'s bones (numbered as in `other`) to this report.
-    pub fn merge(&mut self, other: &PaletteReport) {
-        self.lossy.extend_from_slice(&other.lossy);
-        self.max_deviation = self.max_deviation.max(other.max_deviation);
-    }
-}
-
-/// Relative tolerance under which a scale counts as uniform (or as one).
-pub const SCALE_TOLERANCE: f32 = 1e-4;
-
-/// Proper rotation nearest to `m` (polar decomposition, Higham's iteration
-/// `R <- (R + R^-T) / 2`), with a reflection first taken out of `m` so the
-/// result is always a rotation; then `m = R * (R^T m)` exactly.
-pub fn polar_rotation(m: &Mat3A) -> Mat3A {
-    let flip = m.determinant() < 0.0;
-    let mut r = if flip {
-        Mat3A::from_cols(-m.x_axis, m.y_axis, m.z_axis)
-    } else {
-        *m
-    };
-    if r.determinant().abs() < 1e-20 || !r.is_finite() {
-        return Mat3A::IDENTITY;
-    }
-    for _ in 0..20 {
-        let next = (r + r.inverse().transpose()) * 0.5;
-        let done = (next - r).to_cols_array().iter().all(|d| d.abs() < 1e-7);
-        r = next;
-        if done {
-            break;
-        }
-    }
-    // Re-orthonormalise away the iteration's last rounding.
-    let x = r.x_axis.normalize_or(Vec3A::X);
-    let y = (r.y_axis - x * x.dot(r.y_axis)).normalize_or(Vec3A::Y);
-    Mat3A::from_cols(x, y, x.cross(y))
-}
-
-/// Rotation, uniform scale and how far from uniform (`max_deviation`).
-fn rotation_and_scale(m: &Mat3A) -> (Quat, f32, f32) {
-    let r = polar_rotation(m);
-    let s = r.transpose() * *m;
-    let diag = Vec3::new(s.x_axis.x, s.y_axis.y, s.z_axis.z);
-    let uniform = diag.element_sum() / 3.0;
-    let scale_ref = uniform.abs().max(1e-12);
-    let mut dev = ((diag - Vec3::splat(uniform)).abs().max_element()) / scale_ref;
-    let off = [
-        s.y_axis.x, s.z_axis.x, s.x_axis.y, s.z_axis.y, s.x_axis.z, s.y_axis.z,
-    ];
-    for o in off {
-        dev = dev.max(o.abs() / scale_ref);
-    }
-    (Quat::from_mat3a(&r).normalize(), uniform, dev)
-}
-
-/// One bone of [`encode_quat_translation`]: the nearest rotation, the mean
-/// scale and the translation of `m`, with how far `m` is from that
-/// (relative non-uniform scale or shear; above [`SCALE_TOLERANCE`] the bone
-/// is lossy).
-#[inline]
-pub fn quat_translation_of(m: &Affine3A) -> (QuatTranslation, f32) {
-    let (q, s, dev) = rotation_and_scale(&m.matrix3);
-    (QuatTranslation::new(q, m.translation.into(), s), dev)
 }
 
 /// Encodes skinning matrices as quaternion + translation + uniform scale.
@@ -136,96 +50,6 @@ fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Anim
         });
     }
     Ok(())
-}
-
-/// The order in which dual-quaternion signs are chosen and, for each
-/// palette entry, the entry whose hemisphere it joins: its nearest ancestor
-/// in the skeleton that is also in the skin. Built once per skin.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PaletteHierarchy {
-    /// Palette entries, ancestors before descendants.
-    pub order: Vec<u16>,
-    /// Per palette entry, the entry it follows, or [`NO_PARENT`].
-    pub parent: Vec<u16>,
-}
-
-impl PaletteHierarchy {
-    /// No neighbours: every entry is put in the identity's hemisphere.
-    pub fn flat(len: usize) -> Self {
-        Self {
-            order: (0..len as u16).collect(),
-            parent: vec![NO_PARENT; len],
-        }
-    }
-
-    /// The hierarchy of a sub-palette whose entry `k` is this palette's
-    /// entry `bones[k]` (a bone partition): each entry follows its nearest
-    /// ancestor, through this hierarchy, that the sub-palette also holds.
-    /// Entries of `bones` outside this palette become roots.
-    pub fn restrict(&self, bones: &[u16]) -> Self {
-        let n = self.parent.len();
-        let mut local = vec![NO_PARENT; n];
-        for (k, &b) in bones.iter().enumerate() {
-            if (b as usize) < n && local[b as usize] == NO_PARENT {
-                local[b as usize] = k as u16;
-            }
-        }
-        let mut rank = vec![usize::MAX; n];
-        for (r, &e) in self.order.iter().enumerate() {
-            if let Some(slot) = rank.get_mut(e as usize) {
-                *slot = r;
-            }
-        }
-        let mut order: Vec<u16> = (0..bones.len() as u16).collect();
-        order.sort_by_key(|&k| rank.get(bones[k as usize] as usize).copied().unwrap_or(0));
-        let parent = bones
-            .iter()
-            .map(|&b| {
-                let mut a = self.parent.get(b as usize).copied().unwrap_or(NO_PARENT);
-                // At most `n` steps: a malformed (cyclic) hierarchy cannot hang.
-                for _ in 0..n {
-                    if a == NO_PARENT || a as usize >= n {
-                        return NO_PARENT;
-                    }
-                    if local[a as usize] != NO_PARENT {
-                        return local[a as usize];
-                    }
-                    a = self.parent[a as usize];
-                }
-                NO_PARENT
-            })
-            .collect();
-        Self { order, parent }
-    }
-
-    /// The hierarchy of `skin`'s entries, from `skeleton`'s parents; an error
-    /// if the skin does not fit the skeleton.
-    pub fn new(skin: &Skin, skeleton: &Skeleton) -> Result<Self, AnimError> {
-        skin.validate(skeleton)?;
-        let mut entry_of = vec![NO_PARENT; skeleton.len()];
-        for (k, &j) in skin.joints.iter().enumerate() {
-            if entry_of[j as usize] == NO_PARENT {
-                entry_of[j as usize] = k as u16;
-            }
-        }
-        let mut order: Vec<u16> = (0..skin.len() as u16).collect();
-        order.sort_by_key(|&k| skin.joints[k as usize]);
-        let parent = skin
-            .joints
-            .iter()
-            .map(|&j| {
-                let mut a = skeleton.parent(j as usize);
-                while let Some(p) = a {
-                    if entry_of[p] != NO_PARENT {
-                        return entry_of[p];
-                    }
-                    a = skeleton.parent(p);
-                }
-                NO_PARENT
-            })
-            .collect();
-        Ok(Self { order, parent })
-    }
 }
 
 /// Encodes skinning matrices as unit dual quaternions, each sign chosen so
@@ -278,30 +102,6 @@ fn encode_dq(
     Ok(report)
 }
 
-/// One bone of [`encode_dual_quat`] / [`encode_dual_quat_scale`]: `m`
-/// split as `[R | t] * [S | 0]` (`R` its polar rotation), the rigid part as
-/// a unit dual quaternion whose real part shares a hemisphere with
-/// `reference`, the scale/shear `S`, and how far `S` is from the identity
-/// (above [`SCALE_TOLERANCE`] rigid dual-quaternion skinning loses it).
-#[inline]
-pub fn dual_quat_of(m: &Affine3A, reference: Quat) -> (DualQuat, Mat3A, f32) {
-    let r = polar_rotation(&m.matrix3);
-    let s = r.transpose() * m.matrix3;
-    let dev = (s - Mat3A::IDENTITY)
-        .to_cols_array()
-        .iter()
-        .fold(0.0f32, |a, d| a.max(d.abs()));
-    let mut q = Quat::from_mat3a(&r).normalize();
-    if q.dot(reference) < 0.0 {
-        q = -q;
-    }
-    (
-        DualQuat::from_rotation_translation(q, m.translation.into()),
-        s,
-        dev,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,7 +134,11 @@ mod tests {
 mod encoding_tests {
     use super::*;
     use crate::anim::{LocalToModelJob, Transform};
+    #[allow(unused_imports)]
+    use crate::anim::{Skeleton, Skin, NO_PARENT};
     use crate::assets::builtin::Trident;
+    #[allow(unused_imports)]
+    use glam::{Quat, Vec3, Vec3A};
 
     #[test]
     fn bind_pose_gives_identity_in_every_encoding() {

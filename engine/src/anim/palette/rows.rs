@@ -14,8 +14,9 @@ use std::cell::RefCell;
 
 use glam::{Affine3A, Mat3A, Quat};
 
+use super::convert::{dual_quat_of, quat_translation_of, PaletteReport};
 use super::formats::{Affine4x3, DualQuat};
-use super::{dual_quat_of, quat_translation_of, PaletteHierarchy, PaletteReport};
+use super::hierarchy::PaletteHierarchy;
 use crate::anim::{AnimError, NO_PARENT};
 
 /// vec4s per bone of each layout.
