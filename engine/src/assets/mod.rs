@@ -5,35 +5,14 @@ pub mod builtin;
 mod error;
 pub mod gltf;
 mod model;
+mod options;
 pub mod x;
 
 use std::path::Path;
 
 pub use error::{FaultKind, LoadError, Place};
 pub use model::{Bounds, Material, Model, SkinnedVertices, TextureSource};
-
-use crate::anim::Interpolation;
-
-/// Choices a loader makes that a caller may want otherwise.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoadOptions {
-    /// Influences kept per vertex after normalisation (1..=8): the largest
-    /// weights are kept and renormalised. 4 by default; 8 keeps what the
-    /// 8-influence shader permutation can draw.
-    pub max_influences: usize,
-    /// Interpolation of .x rotation keys: SQUAD by default (seed 003), or
-    /// `Linear` for slerp.
-    pub x_rotation_interpolation: Interpolation,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self {
-            max_influences: 4,
-            x_rotation_interpolation: Interpolation::Squad,
-        }
-    }
-}
+pub use options::LoadOptions;
 
 /// Loads a model, choosing the loader by file extension (`.gltf`, `.glb`, `.x`).
 pub fn load(path: impl AsRef<Path>) -> Result<Model, LoadError> {

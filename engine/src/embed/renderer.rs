@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::Affine3A;
 
-use super::HostFrames;
+use super::frames::HostFrames;
 use crate::anim::{
     AnimError, Clip, LocalToModelJob, PaletteHierarchy, PaletteReport, PlaybackMode,
     SamplingContext, SamplingJob, Skeleton, Skin, Transform,

@@ -22,6 +22,7 @@ mod query;
 pub mod reflect;
 mod retire;
 mod shader;
+mod surface;
 mod swapchain;
 mod sync;
 
@@ -44,5 +45,6 @@ pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout};
 pub use query::TimestampQueries;
 pub use raw_window_handle;
 pub use shader::{compile, ShaderDesc, ShaderModule, ShaderSources, EMBEDDED_SHADERS};
-pub use swapchain::{Acquired, Surface, Swapchain, SwapchainDesc};
+pub use surface::Surface;
+pub use swapchain::{Acquired, Swapchain, SwapchainDesc};
 pub use sync::{Fence, Semaphore};

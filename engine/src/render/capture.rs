@@ -12,7 +12,7 @@ use crate::skin::{
     SkinPathConfig,
 };
 
-use super::OffscreenTarget;
+use super::offscreen::OffscreenTarget;
 
 /// Skins meshes on the GPU through one path in capture mode and reads the
 /// skinned positions and normals back: the GPU side of every comparison

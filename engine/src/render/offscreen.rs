@@ -6,7 +6,8 @@ use crate::gpu::{
     ImageBarrier, ImageDesc,
 };
 
-use super::{begin_rendering, write_png};
+use super::png::write_png;
+use super::scope::begin_rendering;
 
 /// An offscreen colour + depth target drawn with dynamic rendering and read
 /// back to the CPU. One frame at a time: the caller waits for a frame's

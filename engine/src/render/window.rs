@@ -5,8 +5,9 @@ use crate::gpu::{
     Semaphore, Surface, Swapchain, SwapchainDesc,
 };
 
+use super::frames::Frame;
 use super::offscreen::depth_to_attachment;
-use super::{begin_rendering, Frame};
+use super::scope::begin_rendering;
 
 /// A window's swapchain with a depth buffer, surviving resize and
 /// minimise: the swapchain is recreated when the window's size changes or

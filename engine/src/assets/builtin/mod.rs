@@ -7,6 +7,7 @@
 
 mod character;
 pub mod procedural;
+mod seed;
 mod strip;
 mod trident;
 mod tube;
@@ -16,36 +17,3 @@ pub use character::{Character, CharacterDesc};
 pub use strip::Strip;
 pub use trident::Trident;
 pub use twist::TwistCylinder;
-
-/// A one-mesh model from a seed's arrays: normals +Z, four influences per
-/// vertex with the fourth weight implicit, one skin over the whole
-/// skeleton, no clips (the seeds animate in code).
-fn seed_model(
-    name: &str,
-    skeleton: crate::anim::Skeleton,
-    positions: Vec<glam::Vec3>,
-    joint_indices: &[[u16; 4]],
-    weights: &[[f32; 3]],
-    indices: &[u32],
-) -> super::Model {
-    let mesh = crate::mesh::SkinnedMesh {
-        name: name.into(),
-        normals: vec![glam::Vec3::Z; positions.len()],
-        positions,
-        uvs: Vec::new(),
-        influences: crate::mesh::Influences::from_implicit_fourth(joint_indices, weights),
-        indices: indices.to_vec(),
-        skin: 0,
-        material: None,
-    };
-    super::Model {
-        name: name.into(),
-        source: None,
-        skins: vec![crate::anim::Skin::whole_skeleton(&skeleton)],
-        skeleton,
-        meshes: vec![mesh],
-        clips: Vec::new(),
-        materials: Vec::new(),
-        warnings: Vec::new(),
-    }
-}

@@ -93,7 +93,7 @@ impl Strip {
     /// (normals +Z), no clips (the animation is procedural, see
     /// [`Strip::pose`]).
     pub fn model() -> Model {
-        super::seed_model(
+        super::seed::seed_model(
             "strip",
             Self::skeleton(),
             Self::POSITIONS.iter().map(|&p| Vec3::from(p)).collect(),

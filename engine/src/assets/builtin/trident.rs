@@ -139,7 +139,7 @@ impl Trident {
     /// The whole model: skeleton, one skin over all joints, one mesh, no clips
     /// (the animation is procedural, see [`Trident::pose`]).
     pub fn model() -> Model {
-        super::seed_model(
+        super::seed::seed_model(
             "trident",
             Self::skeleton(),
             Self::POSITIONS

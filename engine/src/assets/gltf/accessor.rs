@@ -5,7 +5,7 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, IndexComponentTy
 use gltf::json::validation::Checked;
 
 use super::super::FaultKind;
-use super::Ctx;
+use super::ctx::Ctx;
 
 /// The shape of an accessor's elements.
 #[derive(Clone, Copy, Debug)]

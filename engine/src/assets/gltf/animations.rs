@@ -7,7 +7,8 @@ use gltf::json::animation::{Interpolation as GltfInterpolation, Property};
 use gltf::json::validation::Checked;
 
 use super::super::{FaultKind, LoadError};
-use super::{ChannelInfo, Ctx};
+use super::ctx::Ctx;
+use super::info::ChannelInfo;
 use crate::anim::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack, Skeleton};
 
 /// Bytes a runtime clip costs per skeleton joint, roughly, for the budget.

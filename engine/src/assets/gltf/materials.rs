@@ -6,7 +6,7 @@ use glam::Vec4;
 
 use super::super::{FaultKind, LoadError, Material, TextureSource};
 use super::container::{decode_data_uri, relative_file};
-use super::Ctx;
+use super::ctx::Ctx;
 
 pub(super) fn materials(
     ctx: &mut Ctx<'_>,

@@ -7,7 +7,7 @@ use gltf::json::mesh::{Mode, Semantic};
 use gltf::json::validation::Checked;
 
 use super::super::{FaultKind, LoadError};
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::mesh::{compute_normals, normalize_influences, Influences};
 
 /// A primitive as read once, shared by every node that instances its mesh.

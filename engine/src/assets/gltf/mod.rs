@@ -61,70 +61,24 @@
 mod accessor;
 mod animations;
 mod container;
+mod ctx;
+mod info;
 mod materials;
 mod meshes;
 mod nodes;
 
 use std::path::Path;
 
-use gltf::json;
-
 use super::{FaultKind, LoadError, LoadOptions, Model, Place};
-use crate::anim::{Interpolation, Skin};
+use crate::anim::Skin;
 use crate::mesh::{Influences, SkinnedMesh};
+use ctx::Ctx;
+pub use info::{ChannelInfo, GltfInfo, MeshSource};
 
 /// Fixed part of the allocation budget.
 const BUDGET_BASE: u64 = 64 << 20;
 /// Budget per input byte.
 const BUDGET_PER_BYTE: u64 = 32;
-
-/// Where a [`SkinnedMesh`] of the model came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MeshSource {
-    /// Index of the node that instances the mesh.
-    pub node: usize,
-    /// Index into the file's `meshes`.
-    pub mesh: usize,
-    /// Index into that mesh's `primitives`.
-    pub primitive: usize,
-    /// Whether it is bound through one of the file's skins (else rigidly to
-    /// its node).
-    pub skinned: bool,
-}
-
-/// What the glTF file says beyond the [`Model`]: how nodes, skins and
-/// meshes map onto it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GltfInfo {
-    /// Skeleton joint of each node (`node_joints[node]`).
-    pub node_joints: Vec<usize>,
-    /// `Model::skins[..file_skins]` are the file's skins; the rest are the
-    /// rigid one-joint skins of unskinned mesh nodes.
-    pub file_skins: usize,
-    /// One entry per `Model::meshes` entry.
-    pub mesh_sources: Vec<MeshSource>,
-    /// One entry per `Model::clips` entry: the channels read into it.
-    pub clip_channels: Vec<Vec<ChannelInfo>>,
-}
-
-/// One animation channel as read: what it drives and how many keys it has.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ChannelInfo {
-    /// Index of the node the channel targets.
-    pub node: usize,
-    /// Skeleton joint of `node`.
-    pub joint: usize,
-    /// `"translation"`, `"rotation"` or `"scale"`.
-    pub path: &'static str,
-    /// Number of keys.
-    pub keys: usize,
-    /// The sampler's interpolation.
-    pub interpolation: Interpolation,
-    /// First key time, seconds.
-    pub start: f32,
-    /// Last key time, seconds.
-    pub end: f32,
-}
 
 /// Loads a `.gltf` or `.glb` file (told apart by content, not extension).
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
@@ -174,44 +128,6 @@ pub fn load_from_bytes_with_info(
         options,
     };
     build(&mut ctx, base_dir)
-}
-
-/// Shared state of one load.
-struct Ctx<'a> {
-    file: &'a Path,
-    root: &'a json::Root,
-    buffers: container::Buffers<'a>,
-    /// Bytes of output still allowed.
-    budget: u64,
-    warnings: Vec<String>,
-    options: &'a LoadOptions,
-}
-
-impl Ctx<'_> {
-    fn err(&self, item: &str, kind: FaultKind, message: impl Into<String>) -> LoadError {
-        LoadError::new(self.file, Place::Item(item.to_string()), kind, message)
-    }
-
-    fn warn(&mut self, w: String) {
-        self.warnings.push(w);
-    }
-
-    /// Takes `bytes` from the output budget, or fails naming `item`.
-    fn charge(&mut self, bytes: u64, item: &str) -> Result<(), LoadError> {
-        match self.budget.checked_sub(bytes) {
-            Some(left) => {
-                self.budget = left;
-                Ok(())
-            }
-            None => Err(self.err(
-                item,
-                FaultKind::Count,
-                format!(
-                    "needs {bytes} more bytes of output than the loader allows for a file this size"
-                ),
-            )),
-        }
-    }
 }
 
 fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo), LoadError> {

@@ -4,7 +4,7 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
 
 use super::super::FaultKind;
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::anim::{AnimError, Skeleton, Skin, Transform, MAX_JOINTS};
 
 use super::super::LoadError;

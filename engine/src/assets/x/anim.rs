@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use glam::Quat;
 
 use super::super::{FaultKind, LoadError};
-use super::convert::Ctx;
+use super::ctx::Ctx;
 use super::tree::{Node, Object};
 use super::values::Reader;
 use crate::anim::{Clip, Interpolation, RawClip, RawJointTrack, RawTrack, Skeleton, Transform};
@@ -34,7 +34,7 @@ pub(crate) fn clips(
     names: &HashMap<String, usize>,
     skeleton: &Skeleton,
     file_local: &[Transform],
-    limits: &super::Limits,
+    limits: &super::limits::Limits,
 ) -> Result<Vec<Clip>, LoadError> {
     let top = || {
         doc.iter().filter_map(|n| match n {

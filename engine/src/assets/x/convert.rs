@@ -7,41 +7,14 @@ use std::path::Path;
 
 use glam::Affine3A;
 
-use super::super::{FaultKind, LoadError, LoadOptions, Material, Model};
+use super::super::{FaultKind, LoadError, LoadOptions, Model};
+use super::ctx::{Ctx, JointInfo};
 use super::mesh::{self, MeshData};
 use super::source::Source;
 use super::tree::{Node, Object};
 use super::values::Reader;
 use super::{anim, material};
 use crate::anim::{Skeleton, Transform};
-
-pub(crate) struct JointInfo {
-    pub name: String,
-    /// The frame had no name (or this is the synthetic root).
-    pub generated: bool,
-    pub parent: Option<usize>,
-    /// The frame's `FrameTransformMatrix`, converted.
-    pub local: Affine3A,
-}
-
-/// What the conversion steps share.
-pub(crate) struct Ctx<'s, 'd> {
-    pub src: &'s Source<'s>,
-    pub options: &'s LoadOptions,
-    /// The model file's folder, for texture paths.
-    pub dir: &'s Path,
-    pub joints: Vec<JointInfo>,
-    pub materials: Vec<Material>,
-    pub global_materials: HashMap<&'d str, usize>,
-    pub warnings: Vec<String>,
-}
-
-impl Ctx<'_, '_> {
-    pub fn warn(&mut self, w: String) {
-        log::warn!("{}: {w}", self.src.file.display());
-        self.warnings.push(w);
-    }
-}
 
 fn objects(nodes: &[Node]) -> impl Iterator<Item = &Object> {
     nodes.iter().filter_map(|n| match n {
@@ -139,7 +112,7 @@ pub(crate) fn convert(
     options: &LoadOptions,
     dir: &Path,
     name: String,
-    limits: &super::Limits,
+    limits: &super::limits::Limits,
 ) -> Result<Model, LoadError> {
     let mut ctx = Ctx {
         src,
@@ -189,7 +162,7 @@ pub(crate) fn convert(
     if !loose.is_empty() {
         let root = ctx.joints.len();
         ctx.joints.push(JointInfo {
-            name: super::SYNTHETIC_ROOT.into(),
+            name: super::limits::SYNTHETIC_ROOT.into(),
             generated: true,
             parent: None,
             local: Affine3A::IDENTITY,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use glam::{Affine3A, Vec2, Vec3};
 
 use super::super::{FaultKind, LoadError, Material};
-use super::convert::Ctx;
+use super::ctx::Ctx;
 use super::material;
 use super::tree::{Node, Object};
 use super::values::Reader;
@@ -424,7 +424,7 @@ pub(crate) fn build(
         skin = Skin {
             name: format!(
                 "{}{}",
-                super::RIGID_SKIN_PREFIX,
+                super::limits::RIGID_SKIN_PREFIX,
                 ctx.joints[data.joint].name
             ),
             joints: vec![data.joint as u16],

@@ -121,7 +121,9 @@
 mod anim;
 mod binary;
 mod convert;
+mod ctx;
 mod header;
+mod limits;
 mod material;
 mod mesh;
 mod mszip;
@@ -136,35 +138,7 @@ use super::{FaultKind, LoadError, LoadOptions, Model, Place, TextureSource};
 use crate::anim::Interpolation;
 
 pub use anim::DEFAULT_TICKS_PER_SECOND;
-
-/// Name of the joint that meshes outside any frame are bound to.
-pub const SYNTHETIC_ROOT: &str = "$root";
-/// Prefix of the one-joint skins of meshes that have no `SkinWeights`.
-pub const RIGID_SKIN_PREFIX: &str = "rigid:";
-
-/// Resource limits for hostile input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Most bytes a `tzip`/`bzip` file may inflate to, its 16-byte header
-    /// included. At most `u32::MAX` is honoured.
-    pub max_decompressed: usize,
-    /// Deepest nesting of data objects (templates' braces included).
-    pub max_depth: usize,
-    /// Most (animation set, joint) pairs: a runtime clip holds every joint
-    /// of the skeleton, so many sets over many frames would otherwise grow
-    /// with the product of two counts a small file can make large.
-    pub max_clip_joints: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_decompressed: 1 << 30,
-            max_depth: 256,
-            max_clip_joints: 1 << 22,
-        }
-    }
-}
+pub use limits::{Limits, RIGID_SKIN_PREFIX, SYNTHETIC_ROOT};
 
 /// Loads a .x file. Texture paths that do not exist but whose file name
 /// does exist in the model's folder are pointed there (with a warning):

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::{CpuSkinning, Encoding};
+use super::contract::{CpuSkinning, Encoding};
 use crate::anim::{AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
 
 /// "4x3": the top three rows of each skinning matrix (three vec4,

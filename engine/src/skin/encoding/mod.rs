@@ -5,78 +5,16 @@
 //! encoding math lives once) and its CPU job.
 
 mod affine4x3;
+mod contract;
 mod dual_quat;
 mod dual_quat_scale;
 mod quat_translation;
 
-use std::cell::RefCell;
-
-use glam::{Affine3A, Vec3};
-
-use crate::anim::{AnimError, PaletteHierarchy, PaletteReport};
-
 pub use affine4x3::Affine4x3Encoding;
+pub use contract::{CpuSkinning, Encoding};
 pub use dual_quat::DualQuatEncoding;
 pub use dual_quat_scale::DualQuatScaleEncoding;
 pub use quat_translation::QuatTranslationEncoding;
-
-/// The vertex streams a CPU skinning job reads and writes: the same
-/// arguments every `anim` skinning job takes.
-pub struct CpuSkinning<'a> {
-    /// Influences per vertex: `joints` and `weights` hold this many per
-    /// vertex, consecutively.
-    pub per_vertex: usize,
-    /// Checked once (the CPU stage's prepared mesh): the job runs through
-    /// `run_checked` and skips a per-call scan of the indices.
-    pub joints: &'a crate::anim::CheckedJoints,
-    /// One weight per influence (`per_vertex` per vertex), summing to one.
-    pub weights: &'a [f32],
-    /// Bind positions and normals, prepared once: the LBS and DQS jobs run
-    /// through `run_prepared` and read their blocks of eight.
-    pub vertices: &'a crate::anim::BindVertices,
-    /// Skinned positions, one per mesh vertex (model space).
-    pub out_positions: &'a mut [Vec3],
-    /// Skinned normals, one per mesh vertex.
-    pub out_normals: &'a mut [Vec3],
-}
-
-/// One palette encoding.
-pub trait Encoding: Send + Sync {
-    /// Short name, the first part of a path name ("4x3", "qt", "dq", "dq-scale").
-    fn name(&self) -> &'static str;
-    /// The GLSL file defining `skin_vertex` (in [`crate::gpu::ShaderSources`]).
-    fn shader(&self) -> &'static str;
-    /// vec4s one bone takes in the palette.
-    fn vec4s_per_bone(&self) -> usize;
-    /// The CPU job the GPU is tested against, by name.
-    fn reference(&self) -> &'static str;
-    /// What the encoding cannot keep, in words (`None`: exact for every
-    /// skinning matrix). Such bones are reported, not refused.
-    fn lossy(&self) -> Option<&'static str> {
-        None
-    }
-    /// Writes bones `bones` (entries of `skin`) into `out`, bone `k` at
-    /// `out[k * vec4s_per_bone..]`. `hierarchy` is the sub-palette's (see
-    /// [`PaletteHierarchy::restrict`]). Bones the encoding could not keep go
-    /// into `report`, numbered as entries of `skin`. Allocates nothing once
-    /// warm.
-    fn encode(
-        &self,
-        skin: &[Affine3A],
-        bones: &[u16],
-        hierarchy: &PaletteHierarchy,
-        out: &mut [[f32; 4]],
-        report: &mut PaletteReport,
-    ) -> Result<(), AnimError>;
-    /// Runs the reference CPU job on the whole palette `skin` (the CPU stage
-    /// and the tests' oracle).
-    fn skin_cpu(
-        &self,
-        skin: &[Affine3A],
-        hierarchy: &PaletteHierarchy,
-        job: CpuSkinning<'_>,
-    ) -> Result<PaletteReport, AnimError>;
-}
 
 /// Every encoding, in the order paths are listed (a new encoding is one
 /// line here).
@@ -86,37 +24,3 @@ pub static ENCODINGS: &[&dyn Encoding] = &[
     &DualQuatEncoding,
     &DualQuatScaleEncoding,
 ];
-
-/// Per-thread palettes of the CPU stage's reference jobs, kept between
-/// calls so that skinning a crowd on the CPU allocates nothing once warm.
-#[derive(Default)]
-struct CpuScratch {
-    qt: Vec<crate::anim::QuatTranslation>,
-    dq: Vec<crate::anim::DualQuat>,
-    scale_shear: Vec<glam::Mat3A>,
-    matrices: Vec<Affine3A>,
-}
-
-thread_local! {
-    static CPU_SCRATCH: RefCell<CpuScratch> = RefCell::new(CpuScratch::default());
-}
-
-/// Runs `f` with this thread's scratch palettes resized to `n` entries.
-fn with_cpu_scratch<R>(
-    n: usize,
-    f: impl FnOnce(
-        &mut [crate::anim::QuatTranslation],
-        &mut [crate::anim::DualQuat],
-        &mut [glam::Mat3A],
-        &mut Vec<Affine3A>,
-    ) -> R,
-) -> R {
-    CPU_SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        let s = &mut *s;
-        s.qt.resize(n, crate::anim::QuatTranslation::IDENTITY);
-        s.dq.resize(n, crate::anim::DualQuat::IDENTITY);
-        s.scale_shear.resize(n, glam::Mat3A::IDENTITY);
-        f(&mut s.qt, &mut s.dq, &mut s.scale_shear, &mut s.matrices)
-    })
-}

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::{with_cpu_scratch, CpuSkinning, Encoding};
+use super::contract::{with_cpu_scratch, CpuSkinning, Encoding};
 use crate::anim::{
     encode_quat_translation, AnimError, PaletteHierarchy, PaletteReport, QuatTranslationSkinningJob,
 };

@@ -4,58 +4,9 @@
 
 use super::super::instance::ComputePush;
 use super::{missing, Batch, SkinPath, Slot};
-use crate::gpu::{
-    memory_barrier, vk, BindingDesc, DescriptorSetLayout, Device, GpuError, GpuResult, Pipeline,
-    PipelineLayout, ShaderDesc, ShaderModule,
-};
+use crate::gpu::{memory_barrier, vk, GpuError, GpuResult, Pipeline, ShaderDesc, ShaderModule};
 use crate::skin::mesh::PreparedMesh;
 use crate::skin::storage::{prefix_too_long, MAX_PUSH_PREFIX};
-
-/// The compute stage's set layouts and pipeline layout.
-pub(super) struct ComputeLayouts {
-    /// Set 0: the mesh's bind-pose vertices and influences.
-    pub mesh: DescriptorSetLayout,
-    /// Set 2: the skinned positions and normals.
-    pub out: DescriptorSetLayout,
-    /// Sets 0 to 2 (set 1 the storage's palette, or empty) and the push
-    /// range: the storage's prefix, then [`ComputePush`].
-    pub pipeline: std::sync::Arc<PipelineLayout>,
-}
-
-impl ComputeLayouts {
-    pub(super) fn new(
-        device: &std::sync::Arc<Device>,
-        palette: vk::DescriptorSetLayout,
-        push_prefix: usize,
-    ) -> GpuResult<Self> {
-        let ssbo = vk::DescriptorType::STORAGE_BUFFER;
-        let cs = vk::ShaderStageFlags::COMPUTE;
-        let mesh = DescriptorSetLayout::new(
-            device,
-            &[
-                BindingDesc::new(0, ssbo, cs),
-                BindingDesc::new(1, ssbo, cs),
-                BindingDesc::new(2, ssbo, cs),
-            ],
-        )?;
-        let out = DescriptorSetLayout::new(
-            device,
-            &[BindingDesc::new(0, ssbo, cs), BindingDesc::new(1, ssbo, cs)],
-        )?;
-        let pipeline = PipelineLayout::new(
-            device,
-            &[mesh.raw(), palette, out.raw()],
-            &[vk::PushConstantRange::default()
-                .stage_flags(cs)
-                .size((push_prefix + std::mem::size_of::<ComputePush>()) as u32)],
-        )?;
-        Ok(Self {
-            mesh,
-            out,
-            pipeline,
-        })
-    }
-}
 
 impl SkinPath {
     pub(super) fn build_compute(&self, influences: u32) -> GpuResult<Pipeline> {

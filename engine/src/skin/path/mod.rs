@@ -8,6 +8,8 @@
 
 mod batch;
 mod compute;
+mod input;
+mod layouts;
 mod output;
 mod vertex;
 
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use glam::Vec3;
 
 pub use batch::{Batch, BatchWriter, InstanceWriter};
-use vertex::vertex_input;
+use input::vertex_input;
 
 use super::capture::CaptureBuffer;
 use super::instance::{DrawPush, InstanceRecord};
@@ -138,7 +140,7 @@ pub struct SkinPath {
     palette_layout: Option<DescriptorSetLayout>,
     _empty_layout: DescriptorSetLayout,
     capture_layout: Option<DescriptorSetLayout>,
-    compute_layouts: Option<compute::ComputeLayouts>,
+    compute_layouts: Option<layouts::ComputeLayouts>,
     graphics_layout: Arc<PipelineLayout>,
     pipelines: Vec<(PipelineKey, Pipeline)>,
     compute: Vec<(u32, Pipeline)>,
@@ -251,7 +253,7 @@ impl SkinPath {
             let palette = palette_layout
                 .as_ref()
                 .map_or(empty_layout.raw(), |l| l.raw());
-            Some(compute::ComputeLayouts::new(device, palette, prefix)?)
+            Some(layouts::ComputeLayouts::new(device, palette, prefix)?)
         } else {
             None
         };

@@ -2,8 +2,6 @@
 //! (`shaders/skin/vertex.glsl`); each partition's draws are recorded by the
 //! path's storage ([`crate::skin::storage::Storage::record_part`]).
 
-use super::super::instance::InstanceRecord;
-use super::super::mesh::{BaseVertex, InfluenceVertex};
 use super::{missing, Batch, SkinPath, Slot};
 use crate::gpu::{vk, GpuResult};
 use crate::skin::mesh::PreparedMesh;
@@ -69,74 +67,4 @@ impl SkinPath {
         }
         Ok(())
     }
-}
-
-/// The vertex input of the vertex stage (streams 0-4) or of the plain
-/// pipeline (skinned positions 0, normals 1, instances 3).
-pub(super) fn vertex_input(
-    vertex_stage: bool,
-    influences: u32,
-    capture: bool,
-) -> (
-    Vec<vk::VertexInputBindingDescription>,
-    Vec<vk::VertexInputAttributeDescription>,
-) {
-    let binding = |b: u32, stride: usize, rate| {
-        vk::VertexInputBindingDescription::default()
-            .binding(b)
-            .stride(stride as u32)
-            .input_rate(rate)
-    };
-    let attr = |location: u32, b: u32, format, offset: usize| {
-        vk::VertexInputAttributeDescription::default()
-            .location(location)
-            .binding(b)
-            .format(format)
-            .offset(offset as u32)
-    };
-    let v = vk::VertexInputRate::VERTEX;
-    let f3 = vk::Format::R32G32B32_SFLOAT;
-    let f4 = vk::Format::R32G32B32A32_SFLOAT;
-    let u4 = vk::Format::R16G16B16A16_UINT;
-    let mut bindings = Vec::new();
-    let mut attrs = Vec::new();
-    if vertex_stage {
-        use std::mem::offset_of;
-        bindings.push(binding(0, std::mem::size_of::<BaseVertex>(), v));
-        attrs.push(attr(0, 0, f3, offset_of!(BaseVertex, position)));
-        attrs.push(attr(1, 0, f3, offset_of!(BaseVertex, normal)));
-        attrs.push(attr(
-            2,
-            0,
-            vk::Format::R32G32_SFLOAT,
-            offset_of!(BaseVertex, uv),
-        ));
-        let iv = std::mem::size_of::<InfluenceVertex>();
-        bindings.push(binding(1, iv, v));
-        attrs.push(attr(3, 1, u4, offset_of!(InfluenceVertex, joints)));
-        attrs.push(attr(4, 1, f4, offset_of!(InfluenceVertex, weights)));
-        if influences > 4 {
-            bindings.push(binding(2, iv, v));
-            attrs.push(attr(5, 2, u4, offset_of!(InfluenceVertex, joints)));
-            attrs.push(attr(6, 2, f4, offset_of!(InfluenceVertex, weights)));
-        }
-        if capture {
-            bindings.push(binding(4, 4, v));
-            attrs.push(attr(11, 4, vk::Format::R32_UINT, 0));
-        }
-    } else {
-        bindings.push(binding(0, 12, v));
-        bindings.push(binding(1, 12, v));
-        attrs.push(attr(0, 0, f3, 0));
-        attrs.push(attr(1, 1, f3, 0));
-    }
-    bindings.push(binding(
-        3,
-        std::mem::size_of::<InstanceRecord>(),
-        vk::VertexInputRate::INSTANCE,
-    ));
-    for r in 0..4u32 {
-        attrs.push(attr(7 + r, 3, f4, 16 * r as usize));
-    }
-    (bindings, attrs)
 }

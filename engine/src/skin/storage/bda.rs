@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::Storage;
+use super::contract::Storage;
 use crate::gpu::{vk, Buffer, Device, GpuError, GpuResult};
 
 /// "bda": the frame's palettes in one storage buffer per frame in flight,

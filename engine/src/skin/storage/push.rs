@@ -1,4 +1,4 @@
-use super::{PartDraw, Storage};
+use super::contract::{PartDraw, Storage};
 use crate::gpu::{vk, GpuResult};
 
 /// "push": one instance's palette (or one partition of it) in push

@@ -1,4 +1,4 @@
-use super::Storage;
+use super::contract::Storage;
 use crate::gpu::vk;
 
 /// "ssbo": the frame's palettes in one std430 storage buffer per frame in

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::Storage;
+use super::contract::Storage;
 use crate::gpu::{vk, write_texel_buffer, Buffer, BufferView, Device, GpuResult};
 
 /// "texel": the frame's palettes in one RGBA32F uniform texel buffer per

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::{PartDraw, Storage};
+use super::contract::{PartDraw, Storage};
 use crate::gpu::{vk, write_buffer_range, Buffer, BufferView, Device, GpuResult};
 
 /// "ubo": the frame's palettes in one uniform buffer per frame in flight; a
