@@ -88,7 +88,7 @@ fn rotation_and_scale(m: &Mat3A) -> (Quat, f32, f32) {
     (Quat::from_mat3a(&r).normalize(), uniform, dev)
 }
 
-/// One bone of [`encode_quat_translation`]: the nearest rotation, the mean
+/// One bone of [`crate::anim::encode_quat_translation`]: the nearest rotation, the mean
 /// scale and the translation of `m`, with how far `m` is from that
 /// (relative non-uniform scale or shear; above [`SCALE_TOLERANCE`] the bone
 /// is lossy).
@@ -98,7 +98,7 @@ pub fn quat_translation_of(m: &Affine3A) -> (QuatTranslation, f32) {
     (QuatTranslation::new(q, m.translation.into(), s), dev)
 }
 
-/// One bone of [`encode_dual_quat`] / [`encode_dual_quat_scale`]: `m`
+/// One bone of [`crate::anim::encode_dual_quat`] / [`crate::anim::encode_dual_quat_scale`]: `m`
 /// split as `[R | t] * [S | 0]` (`R` its polar rotation), the rigid part as
 /// a unit dual quaternion whose real part shares a hemisphere with
 /// `reference`, the scale/shear `S`, and how far `S` is from the identity

@@ -4,7 +4,8 @@
 //! dispatch skins into a vertex buffer first); on the CPU stage the batch
 //! writer runs the CPU job into mapped memory. `output` holds the skinned
 //! output of those two and its draw; `batch` holds the writers that fill a
-//! frame's storage.
+//! frame's storage; `input` (the pipelines' vertex input) and `layouts`
+//! (the compute stage's layouts) sit below this file.
 
 mod batch;
 mod compute;
