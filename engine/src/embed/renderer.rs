@@ -409,8 +409,7 @@ impl Renderer {
         self.path.begin_frame(slot)?;
         self.write_batches(slot)?;
         self.sets.write(slot, uniforms)?;
-        let list = self.batch_list();
-        self.path.prepass(cmd, slot, &list)?;
+        self.path.prepass_iter(cmd, slot, self.batch_list())?;
         self.serial += 1;
         self.open = Some(Open {
             slot,
@@ -569,16 +568,14 @@ impl Renderer {
         Ok(())
     }
 
-    fn batch_list(&self) -> Vec<(&Batch, &PreparedMesh)> {
-        self.drawn
-            .iter()
-            .map(|d| {
-                (
-                    &d.batch,
-                    &self.characters[d.character].meshes[d.mesh].prepared,
-                )
-            })
-            .collect()
+    /// The frame's batches and their meshes (no list is collected).
+    fn batch_list(&self) -> impl Iterator<Item = (&Batch, &PreparedMesh)> + Clone {
+        self.drawn.iter().map(|d| {
+            (
+                &d.batch,
+                &self.characters[d.character].meshes[d.mesh].prepared,
+            )
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use super::super::instance::ComputePush;
 use super::{missing, Batch, SkinPath, Slot};
 use crate::gpu::{memory_barrier, vk, GpuError, GpuResult, Pipeline, ShaderDesc, ShaderModule};
 use crate::skin::mesh::PreparedMesh;
-use crate::skin::storage::{prefix_too_long, MAX_PUSH_PREFIX};
+use crate::skin::storage::PushBytes;
 
 impl SkinPath {
     pub(super) fn build_compute(&self, influences: u32) -> GpuResult<Pipeline> {
@@ -26,11 +26,11 @@ impl SkinPath {
     /// Records the skinning dispatch of every batch with the barriers
     /// around it (earlier vertex reads before the writes; compute writes
     /// before vertex-attribute reads). Outside any rendering scope.
-    pub(super) fn dispatch(
+    pub(super) fn dispatch<'b>(
         &self,
         cmd: vk::CommandBuffer,
         slot: &Slot,
-        batches: &[(&Batch, &PreparedMesh)],
+        batches: impl IntoIterator<Item = (&'b Batch, &'b PreparedMesh)>,
     ) -> GpuResult<()> {
         let d = &self.device;
         memory_barrier(
@@ -65,16 +65,7 @@ impl SkinPath {
                 instance_count: b.count,
                 out_base: b.out_base,
             };
-            // On the stack: recording a frame allocates nothing.
-            let mut bytes = [0u8; MAX_PUSH_PREFIX + std::mem::size_of::<ComputePush>()];
-            let n = slot.push_prefix.len();
-            let end = n + std::mem::size_of::<ComputePush>();
-            bytes
-                .get_mut(..n)
-                .ok_or_else(|| prefix_too_long(n))?
-                .copy_from_slice(&slot.push_prefix);
-            bytes[n..end].copy_from_slice(bytemuck::bytes_of(&push));
-            let bytes = &bytes[..end];
+            let bytes = PushBytes::new(&slot.push_prefix, &push)?;
             // SAFETY: `cmd` is recording outside a rendering scope (the
             // contract of `prepass`); the sets were allocated from the
             // compute layout's set layouts and written when their buffers
@@ -86,7 +77,13 @@ impl SkinPath {
                     raw.cmd_bind_descriptor_sets(cmd, bind, layout, 1, &[slot.palette_set], &[]);
                 }
                 raw.cmd_bind_descriptor_sets(cmd, bind, layout, 2, &[slot.out_set], &[]);
-                raw.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, bytes);
+                raw.cmd_push_constants(
+                    cmd,
+                    layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    bytes.as_slice(),
+                );
                 raw.cmd_dispatch(cmd, b.vertex_count.div_ceil(64), b.count, 1);
             }
         }

@@ -713,7 +713,16 @@ impl SkinPath {
         }
         // The old view (if any) goes when the set no longer names it.
         slot.palette_view = storage.write_set(&d, slot.palette_set, &buf, window)?;
-        slot.push_prefix = storage.push_prefix(&d, &buf)?;
+        let prefix = storage.push_prefix(&buf)?;
+        if prefix.len() != storage.push_prefix_len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "palette storage {}: a push prefix of {} bytes, {} declared",
+                storage.name(),
+                prefix.len(),
+                storage.push_prefix_len()
+            )));
+        }
+        slot.push_prefix = prefix;
         slot.palette = Some(buf);
         slot.palette_cap = cap;
         Ok(())
@@ -755,16 +764,30 @@ impl SkinPath {
         frame: usize,
         batches: &[(&Batch, &PreparedMesh)],
     ) -> GpuResult<()> {
+        self.prepass_iter(cmd, frame, batches.iter().copied())
+    }
+
+    /// [`SkinPath::prepass`] over any re-iterable list of batches (walked
+    /// twice: checked, then dispatched), so a caller need not collect one.
+    pub(crate) fn prepass_iter<'b, I>(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: usize,
+        batches: I,
+    ) -> GpuResult<()>
+    where
+        I: IntoIterator<Item = (&'b Batch, &'b PreparedMesh)> + Clone,
+    {
         let slot = self.slot(frame)?;
         if let Some(t) = &slot.timer {
             t.reset(cmd);
             t.write(cmd, 0, vk::PipelineStageFlags2::TOP_OF_PIPE);
             slot.timed.set(true);
         }
-        if self.desc.stage != Stage::Compute || batches.is_empty() {
+        if self.desc.stage != Stage::Compute || batches.clone().into_iter().next().is_none() {
             return Ok(());
         }
-        for (b, p) in batches {
+        for (b, p) in batches.clone() {
             self.check_batch(frame, b, p)?;
         }
         self.dispatch(cmd, slot, batches)

@@ -1,5 +1,3 @@
-use std::sync::Arc;
-
 use super::contract::Storage;
 use crate::gpu::{vk, Buffer, Device, GpuError, GpuResult};
 
@@ -20,8 +18,8 @@ impl Storage for BufferAddress {
         "skin/storage/bda.glsl"
     }
 
-    fn glsl_block(&self) -> &'static str {
-        "PaletteVec4s"
+    fn glsl_block(&self) -> Option<&'static str> {
+        Some("PaletteVec4s")
     }
 
     fn descriptor(&self) -> Option<vk::DescriptorType> {
@@ -63,7 +61,7 @@ impl Storage for BufferAddress {
         8
     }
 
-    fn push_prefix(&self, _device: &Arc<Device>, buffer: &Buffer) -> GpuResult<Vec<u8>> {
+    fn push_prefix(&self, buffer: &Buffer) -> GpuResult<Vec<u8>> {
         Ok(buffer.device_address()?.to_ne_bytes().to_vec())
     }
 }

@@ -19,6 +19,44 @@ pub(crate) fn prefix_too_long(len: usize) -> GpuError {
     ))
 }
 
+/// Push-constant bytes assembled on the stack, so that recording a frame
+/// allocates nothing: a storage's prefix, then one push struct
+/// ([`DrawPush`] or the compute stage's push).
+pub(crate) struct PushBytes {
+    bytes: [u8; MAX_PUSH_PREFIX + PushBytes::MAX_BODY],
+    len: usize,
+}
+
+impl PushBytes {
+    /// The largest push struct after a prefix.
+    const MAX_BODY: usize = 32;
+
+    /// `prefix` then the bytes of `body`.
+    pub(crate) fn new<T: bytemuck::Pod>(prefix: &[u8], body: &T) -> GpuResult<Self> {
+        let body = bytemuck::bytes_of(body);
+        if prefix.len() > MAX_PUSH_PREFIX {
+            return Err(prefix_too_long(prefix.len()));
+        }
+        if body.len() > Self::MAX_BODY {
+            return Err(GpuError::InvalidArgument(format!(
+                "a push struct of {} bytes exceeds {}",
+                body.len(),
+                Self::MAX_BODY
+            )));
+        }
+        let mut bytes = [0u8; MAX_PUSH_PREFIX + Self::MAX_BODY];
+        let len = prefix.len() + body.len();
+        bytes[..prefix.len()].copy_from_slice(prefix);
+        bytes[prefix.len()..len].copy_from_slice(body);
+        Ok(Self { bytes, len })
+    }
+
+    /// The assembled bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// One palette storage.
 pub trait Storage: Send + Sync {
     /// Short name, the second part of a path name.
@@ -26,8 +64,9 @@ pub trait Storage: Send + Sync {
     /// The GLSL file defining `palette_vec4`.
     fn shader(&self) -> &'static str;
     /// The GLSL block (or buffer reference) that holds the palette as
-    /// `vec4 v[]`, whose layout the tests check against the SPIR-V.
-    fn glsl_block(&self) -> &'static str;
+    /// `vec4 v[]`, whose layout the tests check against the SPIR-V; `None`
+    /// when the palette is not a block (texels).
+    fn glsl_block(&self) -> Option<&'static str>;
     /// The descriptor of pipeline set 1, binding 0; `None` when the palette
     /// is reached without one (push constants, a buffer address).
     fn descriptor(&self) -> Option<vk::DescriptorType>;
@@ -94,8 +133,8 @@ pub trait Storage: Send + Sync {
         0
     }
     /// Those bytes for the frame's palette `buffer`.
-    fn push_prefix(&self, device: &Arc<Device>, buffer: &Buffer) -> GpuResult<Vec<u8>> {
-        let _ = (device, buffer);
+    fn push_prefix(&self, buffer: &Buffer) -> GpuResult<Vec<u8>> {
+        let _ = buffer;
         Ok(Vec::new())
     }
     /// Records the draws of one partition of a batch (vertex stage): the
@@ -193,16 +232,7 @@ impl PartDraw<'_> {
             first_instance,
             _pad: 0,
         };
-        // On the stack: recording a frame allocates nothing.
-        let mut bytes = [0u8; MAX_PUSH_PREFIX + std::mem::size_of::<DrawPush>()];
-        let n = self.push_prefix.len();
-        let end = n + std::mem::size_of::<DrawPush>();
-        bytes
-            .get_mut(..n)
-            .ok_or_else(|| prefix_too_long(n))?
-            .copy_from_slice(self.push_prefix);
-        bytes[n..end].copy_from_slice(bytemuck::bytes_of(&push));
-        self.push_bytes(&bytes[..end]);
+        self.push_bytes(PushBytes::new(self.push_prefix, &push)?.as_slice());
         Ok(())
     }
 

@@ -14,7 +14,7 @@ mod ssbo;
 mod texel;
 mod ubo;
 
-pub(crate) use contract::prefix_too_long;
+pub(crate) use contract::{prefix_too_long, PushBytes};
 pub use contract::{PartDraw, Storage, MAX_PUSH_PREFIX};
 pub use push::PushConstants;
 pub use ssbo::StorageBuffer;

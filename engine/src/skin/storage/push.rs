@@ -16,8 +16,8 @@ impl Storage for PushConstants {
         "skin/storage/push.glsl"
     }
 
-    fn glsl_block(&self) -> &'static str {
-        "PalettePush"
+    fn glsl_block(&self) -> Option<&'static str> {
+        Some("PalettePush")
     }
 
     fn descriptor(&self) -> Option<vk::DescriptorType> {

@@ -15,8 +15,8 @@ impl Storage for StorageBuffer {
         "skin/storage/ssbo.glsl"
     }
 
-    fn glsl_block(&self) -> &'static str {
-        "PaletteSsbo"
+    fn glsl_block(&self) -> Option<&'static str> {
+        Some("PaletteSsbo")
     }
 
     fn descriptor(&self) -> Option<vk::DescriptorType> {

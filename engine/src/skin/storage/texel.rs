@@ -18,8 +18,8 @@ impl Storage for TexelBuffer {
         "skin/storage/texel.glsl"
     }
 
-    fn glsl_block(&self) -> &'static str {
-        "palette_texels"
+    fn glsl_block(&self) -> Option<&'static str> {
+        None
     }
 
     fn descriptor(&self) -> Option<vk::DescriptorType> {

@@ -18,8 +18,8 @@ impl Storage for UniformBuffer {
         "skin/storage/ubo.glsl"
     }
 
-    fn glsl_block(&self) -> &'static str {
-        "PaletteUbo"
+    fn glsl_block(&self) -> Option<&'static str> {
+        Some("PaletteUbo")
     }
 
     fn descriptor(&self) -> Option<vk::DescriptorType> {
