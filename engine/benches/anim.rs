@@ -172,6 +172,7 @@ fn clip(skeleton: &Skeleton, rotation: Interpolation, shared_times: bool, seed: 
         name: "bench".into(),
         duration: 1.0,
         tracks,
+        weights: Vec::new(),
     };
     match Clip::build(&raw, skeleton) {
         Ok(c) => c,

@@ -47,10 +47,12 @@ fn rigid_per_triangle(model: &Model) -> Model {
         positions: Vec::new(),
         normals: Vec::new(),
         uvs: Vec::new(),
+        tangents: Vec::new(),
         influences: Influences::new(1, Vec::new(), Vec::new()),
         indices: Vec::new(),
         skin: mesh.skin,
         material: mesh.material,
+        morph: Default::default(),
     };
     for tri in mesh.indices.chunks_exact(3) {
         let v0 = tri[0] as usize;

@@ -79,3 +79,4 @@ pub use pose::sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, S
 pub use pose::skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use pose::soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use pose::transform::Transform;
+pub use pose::weights::RawWeightTrack;

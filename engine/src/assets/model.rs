@@ -6,7 +6,7 @@ use crate::anim::{
     AnimError, Clip, LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob,
     Skeleton, Skin, Transform,
 };
-use crate::mesh::SkinnedMesh;
+use crate::mesh::{MorphSet, SkinnedMesh};
 
 /// Where a material's base-colour texture comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +66,10 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// The materials; a mesh names one by index (`SkinnedMesh::material`).
     pub materials: Vec<Material>,
+    /// The morph weights' runs, one per glTF mesh with targets; together
+    /// they cover the model's weight vector ([`Model::morph_weight_count`]
+    /// floats), which meshes index through `SkinnedMesh::morph`.
+    pub morph_sets: Vec<MorphSet>,
     /// Things the loader changed or dropped (truncated influences, say).
     pub warnings: Vec<String>,
 }
@@ -74,6 +78,24 @@ impl Model {
     /// The clip named `name`.
     pub fn clip(&self, name: &str) -> Option<&Clip> {
         self.clips.iter().find(|c| c.name() == name)
+    }
+
+    /// Length of the model's morph weight vector.
+    pub fn morph_weight_count(&self) -> usize {
+        self.morph_sets
+            .iter()
+            .map(|s| s.first_weight + s.defaults.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The weight vector when nothing animates it: every set's defaults.
+    pub fn default_morph_weights(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.morph_weight_count()];
+        for s in &self.morph_sets {
+            out[s.first_weight..s.first_weight + s.defaults.len()].copy_from_slice(&s.defaults);
+        }
+        out
     }
 
     /// Vertices of all meshes together.

@@ -1,6 +1,6 @@
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
-use super::{Influences, MeshError};
+use super::{Influences, MeshError, MorphTargets};
 
 /// One skinned triangle mesh, in the bind pose's model space.
 ///
@@ -16,6 +16,9 @@ pub struct SkinnedMesh {
     pub normals: Vec<Vec3>,
     /// Empty when the file has no texture coordinates.
     pub uvs: Vec<Vec2>,
+    /// Unit tangents (`xyz`) with their bitangent sign (`w`, +1 or -1), one
+    /// per vertex; empty when the file has none.
+    pub tangents: Vec<Vec4>,
     /// Joint influences of every vertex.
     pub influences: Influences,
     /// Triangle list, three vertex indices per triangle.
@@ -24,6 +27,8 @@ pub struct SkinnedMesh {
     pub skin: usize,
     /// Index into the model's materials.
     pub material: Option<usize>,
+    /// Morph targets applied before skinning (empty: none).
+    pub morph: MorphTargets,
 }
 
 impl SkinnedMesh {
@@ -53,6 +58,20 @@ impl SkinnedMesh {
         }
         if !self.uvs.is_empty() && self.uvs.len() != n {
             return bad("uvs", self.uvs.len());
+        }
+        if !self.tangents.is_empty() && self.tangents.len() != n {
+            return bad("tangents", self.tangents.len());
+        }
+        for (t, target) in self.morph.targets.iter().enumerate() {
+            for (what, len) in [
+                ("position deltas", target.positions.len()),
+                ("normal deltas", target.normals.len()),
+                ("tangent deltas", target.tangents.len()),
+            ] {
+                if len != 0 && len != n {
+                    return bad(&format!("morph target {t} {what}"), len);
+                }
+            }
         }
         let inf = &self.influences;
         if inf.per_vertex == 0

@@ -4,6 +4,7 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::quat::{slerp_angle, squad_setup};
 use super::timelines::Timelines;
+use super::weights::RawWeightTrack;
 pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};
 use crate::anim::{AnimError, Skeleton, Transform};
 
@@ -117,6 +118,8 @@ pub struct RawClip {
     pub duration: f32,
     /// Per-joint tracks, at most one per joint.
     pub tracks: Vec<RawJointTrack>,
+    /// Morph-weight tracks, over disjoint runs of the model's weights.
+    pub weights: Vec<RawWeightTrack>,
 }
 
 /// Translation or scale tracks that share a timeline, a field and an

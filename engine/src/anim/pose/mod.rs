@@ -13,3 +13,4 @@ pub(crate) mod skeleton;
 pub(crate) mod soa;
 pub(crate) mod timelines;
 pub(crate) mod transform;
+pub(crate) mod weights;

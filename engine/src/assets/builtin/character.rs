@@ -350,10 +350,12 @@ impl Character {
             positions: mesh.positions,
             normals,
             uvs: Vec::new(),
+            tangents: Vec::new(),
             influences: tube::influences(&lists, desc.max_influences),
             indices: mesh.indices,
             skin: 0,
             material: Some(0),
+            morph: Default::default(),
         };
         let clips = vec![walk(&rig, &skeleton), wave(&rig, &skeleton)];
         let model = Model {
@@ -370,6 +372,7 @@ impl Character {
                 texture: None,
             }],
             warnings: Vec::new(),
+            morph_sets: Vec::new(),
         };
         (model, mesh.centres)
     }
@@ -423,6 +426,7 @@ fn keyed_clip(
         tracks[0].translation.values.push(pelvis);
     }
     let raw = RawClip {
+        weights: Vec::new(),
         name: name.into(),
         duration,
         tracks,

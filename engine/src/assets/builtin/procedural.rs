@@ -101,6 +101,7 @@ fn model(
             texture: None,
         }],
         warnings: Vec::new(),
+        morph_sets: Vec::new(),
     }
 }
 
@@ -110,10 +111,12 @@ fn skinned_mesh(name: &str, built: MeshBuilder, influences: Influences) -> Skinn
         normals: compute_normals(&built.positions, &built.indices),
         positions: built.positions,
         uvs: Vec::new(),
+        tangents: Vec::new(),
         influences,
         indices: built.indices,
         skin: 0,
         material: Some(0),
+        morph: Default::default(),
     }
 }
 
@@ -292,6 +295,7 @@ pub fn many_joints(joints: usize) -> Result<Model, AnimError> {
         .collect();
     let clip = Clip::build(
         &RawClip {
+            weights: Vec::new(),
             name: "wave".into(),
             duration: SECONDS,
             tracks,
@@ -434,6 +438,7 @@ pub fn bench_character(vertices: usize, joints: usize) -> Result<Model, AnimErro
         .collect();
     let clip = Clip::build(
         &RawClip {
+            weights: Vec::new(),
             name: "writhe".into(),
             duration: SECONDS,
             tracks,

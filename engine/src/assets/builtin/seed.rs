@@ -16,10 +16,12 @@ pub(super) fn seed_model(
         normals: vec![glam::Vec3::Z; positions.len()],
         positions,
         uvs: Vec::new(),
+        tangents: Vec::new(),
         influences: crate::mesh::Influences::from_implicit_fourth(joint_indices, weights),
         indices: indices.to_vec(),
         skin: 0,
         material: None,
+        morph: Default::default(),
     };
     crate::assets::Model {
         name: name.into(),
@@ -30,5 +32,6 @@ pub(super) fn seed_model(
         clips: Vec::new(),
         materials: Vec::new(),
         warnings: Vec::new(),
+        morph_sets: Vec::new(),
     }
 }

@@ -101,10 +101,12 @@ impl TwistCylinder {
             positions: mesh.positions,
             normals,
             uvs: Vec::new(),
+            tangents: Vec::new(),
             influences: tube::influences(&lists, 4),
             indices: mesh.indices,
             skin: 0,
             material: Some(0),
+            morph: Default::default(),
         };
         let clip = self.twist_clip(&skeleton);
         let model = Model {
@@ -120,6 +122,7 @@ impl TwistCylinder {
                 texture: None,
             }],
             warnings: Vec::new(),
+            morph_sets: Vec::new(),
         };
         (model, mesh.centres)
     }
@@ -148,6 +151,7 @@ impl TwistCylinder {
         let mut track = RawJointTrack::new(Self::TOP);
         track.rotation = RawTrack::new(Interpolation::Linear, times, values);
         let raw = RawClip {
+            weights: Vec::new(),
             name: "twist".into(),
             duration: Self::TWIST_SECONDS,
             tracks: vec![track],

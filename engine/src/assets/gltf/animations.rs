@@ -161,6 +161,7 @@ pub(super) fn clips(
             ));
         }
         let raw = RawClip {
+            weights: Vec::new(),
             name,
             duration,
             tracks,

@@ -222,10 +222,12 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
                 positions: prim.positions.clone(),
                 normals: prim.normals.clone(),
                 uvs: prim.uvs.clone(),
+                tangents: Vec::new(),
                 influences,
                 indices: prim.indices.clone(),
                 skin: skin_index,
                 material: prim.material,
+                morph: Default::default(),
             });
             sources.push(MeshSource {
                 node: n,
@@ -250,6 +252,7 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
         clips,
         materials,
         warnings: std::mem::take(&mut ctx.warnings),
+        morph_sets: Vec::new(),
     };
     Ok((
         model,

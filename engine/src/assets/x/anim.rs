@@ -176,6 +176,7 @@ fn clip(
     }
     hold_file_pose(&mut tracks, skeleton, file_local);
     let raw = RawClip {
+        weights: Vec::new(),
         name: name.clone(),
         duration: 0.0,
         tracks,

@@ -477,10 +477,12 @@ pub(crate) fn build(
         positions,
         normals,
         uvs,
+        tangents: Vec::new(),
         influences,
         indices,
         skin: 0,
         material: materials.first().copied().flatten(),
+        morph: Default::default(),
     };
     let meshes = if materials.len() <= 1 {
         vec![whole]

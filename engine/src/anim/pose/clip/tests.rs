@@ -24,6 +24,7 @@ fn track_infos_list_what_plays() {
         vec![Affine3A::IDENTITY; 2],
     );
     let raw = RawClip {
+        weights: Vec::new(),
         name: "c".into(),
         duration: 0.0,
         tracks: vec![a, b],
@@ -84,6 +85,7 @@ fn bytes_count_what_the_clip_holds() {
             })
             .collect();
         let raw = RawClip {
+            weights: Vec::new(),
             name: "memory".into(),
             duration: 1.0,
             tracks,

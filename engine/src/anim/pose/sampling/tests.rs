@@ -31,6 +31,7 @@ fn rotation_clip(interp: Interpolation, keys: &[Quat], times: &[f32]) -> Clip {
     let mut track = RawJointTrack::new(0);
     track.rotation = RawTrack::new(interp, times.to_vec(), keys.to_vec());
     let raw = RawClip {
+        weights: Vec::new(),
         name: "r".into(),
         duration: 0.0,
         tracks: vec![track],
@@ -110,6 +111,7 @@ fn wide_batches_match_the_reference() {
             })
             .collect();
         let raw = RawClip {
+            weights: Vec::new(),
             name: "wide".into(),
             duration: 0.0,
             tracks,
@@ -194,6 +196,7 @@ fn cubic_spline_matches_gltf_by_hand() {
         tangents: vec![[Quat::from_xyzw(0.0, 0.0, 0.0, 0.0); 2]; 2],
     };
     let raw = RawClip {
+        weights: Vec::new(),
         name: "c".into(),
         duration: 3.0,
         tracks: vec![track],
@@ -238,6 +241,7 @@ fn linear_step_and_nearest_by_hand() {
     let m = |x: f32| Affine3A::from_translation(Vec3::new(x, 0.0, 0.0));
     t2.matrix = RawTrack::new(Interpolation::Nearest, vec![0.0, 1.0], vec![m(1.0), m(2.0)]);
     let raw = RawClip {
+        weights: Vec::new(),
         name: "l".into(),
         duration: 1.0,
         tracks: vec![track, t2],
@@ -313,6 +317,7 @@ fn big_clip(joints: usize, shared: bool) -> Clip {
         })
         .collect();
     let raw = RawClip {
+        weights: Vec::new(),
         name: "big".into(),
         duration: 1.0,
         tracks,
@@ -436,6 +441,7 @@ fn mixed_clip(n: usize, interp: impl Fn(usize) -> Option<Interpolation>) -> Clip
         })
         .collect();
     let raw = RawClip {
+        weights: Vec::new(),
         name: "mixed".into(),
         duration: 1.0,
         tracks,
@@ -558,6 +564,7 @@ fn untracked_channels_keep_the_bind_pose_and_single_keys_hold() {
     let mut t = RawJointTrack::new(0);
     t.translation = RawTrack::new(Interpolation::Linear, vec![0.5], vec![Vec3::X]);
     let raw = RawClip {
+        weights: Vec::new(),
         name: "k".into(),
         duration: 1.0,
         tracks: vec![t],
