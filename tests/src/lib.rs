@@ -30,6 +30,30 @@ pub fn assets_dir() -> Option<PathBuf> {
 pub fn asset(rel: &str) -> Option<PathBuf> {
     assets_dir().map(|d| d.join(rel))
 }
+/// A PNG's size and its pixels as 8-bit RGBA (RGB gains an opaque alpha);
+/// panics naming the file on anything else.
+pub fn read_png(path: &std::path::Path) -> ((u32, u32), Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut r = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = vec![0; r.output_buffer_size().unwrap_or(0)];
+    let info = r
+        .next_frame(&mut buf)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    buf.truncate(info.buffer_size());
+    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        other => panic!("{}: {other:?} pixels", path.display()),
+    };
+    ((info.width, info.height), rgba)
+}
+
 /// Length of the bounding-box diagonal of `points` (0 for none).
 pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
     let (lo, hi) = points.into_iter().fold(

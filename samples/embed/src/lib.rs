@@ -8,6 +8,8 @@
 //! framed on the animated bounds, light, material tints), so the same frame
 //! from `viewer --headless` must match it.
 
+pub mod window;
+
 use std::ffi::{c_void, CStr};
 use std::sync::{Arc, Mutex};
 

@@ -14,8 +14,18 @@ use clap::Parser;
 #[command(about = "A raw-ash host renderer with vkskin's skinned character drawn into its frame")]
 struct Args {
     /// Frames to render (frame i at t = i / 30 s); the last is written.
-    #[arg(long, default_value_t = 3)]
-    frames: u32,
+    /// With `--window`: frames to present, then exit (default: until
+    /// closed).
+    #[arg(long)]
+    frames: Option<u32>,
+    /// Draw in a window, through the samples' window runner, with the same
+    /// three vkskin calls per frame (headless into out/embed-window/ when
+    /// there is no display).
+    #[arg(long)]
+    window: bool,
+    /// With `--window`: present without vsync.
+    #[arg(long)]
+    no_vsync: bool,
     /// Image size in pixels, WxH.
     #[arg(long, default_value = "800x600")]
     size: String,
@@ -41,12 +51,27 @@ fn main() -> ExitCode {
         eprintln!("embed: --size {:?} is not WxH", args.size);
         return ExitCode::FAILURE;
     };
+    let validation = args.validation || vkskin::gpu::validation_default();
+    if args.window {
+        let opts = embed::window::WindowOptions {
+            frames: args.frames.map(u64::from),
+            width,
+            height,
+            path: args.path,
+            validation,
+            vsync: !args.no_vsync,
+        };
+        return match embed::window::run(&opts) {
+            Ok(log) => sample_common::report("embed", &log),
+            Err(e) => sample_common::fail("embed", &e),
+        };
+    }
     let opts = embed::HostOptions {
         width,
         height,
-        frames: args.frames,
+        frames: args.frames.unwrap_or(3),
         path: args.path,
-        validation: args.validation || vkskin::gpu::validation_default(),
+        validation,
     };
     match embed::render(&opts) {
         Ok(frame) => {

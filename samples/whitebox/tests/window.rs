@@ -4,58 +4,26 @@
 //! validation warning or error). Without Xvfb the test is skipped with a
 //! notice, except under `CI=true`, where that is a failure.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 #[test]
 fn windowed_run_survives_a_resize_and_is_validation_clean() {
     let Some(xvfb) = vkskin_tests::xvfb::start("the windowed whitebox test") else {
         return;
     };
-    let display = xvfb.display.clone();
     let frames = 60;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_whitebox"))
-        .args([
-            "--frames",
-            &frames.to_string(),
-            "--resize-at",
-            "15",
-            "--no-vsync",
-        ])
-        .args(["--validation", "--width", "320", "--height", "240"])
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("running whitebox");
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for whitebox") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("whitebox did not finish {frames} frames in time");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut out = String::new();
-    let mut err = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_whitebox"));
+    cmd.args([
+        "--frames",
+        &frames.to_string(),
+        "--resize-at",
+        "15",
+        "--no-vsync",
+    ])
+    .args(["--validation", "--width", "320", "--height", "240"]);
+    let ran = xvfb.run("whitebox", cmd, Duration::from_secs(180));
+    let (status, out, err) = (ran.status, ran.stdout, ran.stderr);
     assert!(
         status.success(),
         "whitebox exited with {status}\nstdout:\n{out}\nstderr:\n{err}"
