@@ -81,7 +81,8 @@ fn in_register(p: *const f32) -> *const f32 {
     // SAFETY: the asm is empty: it reads and writes nothing, and `a`
     // comes back as it went in.
     unsafe {
-        // Measured (a6c9cbe): 3.50 to 3.39 ns/vertex, pipelined LBS, Emerald Rapids.
+        // Measured (a6c9cbe): 3.50 to 3.39 ns/vertex, pipelined LBS, Emerald Rapids;
+        // on a Zen 3 (25d93df) 3.79 to 3.73 (no loss there).
         std::arch::asm!(
             "/* {0} */",
             inout(reg) a,
@@ -319,7 +320,8 @@ unsafe fn lbs_pipelined_with<const K: usize, const BLOCKS: bool, const HALVES: b
                 // stores, with it 331 with 17; on an Emerald Rapids
                 // 3.89 against 3.65 ns/vertex (and 4.04 against 3.80
                 // with the indices from one 8-byte load).
-                // Measured (a0c6ce6): 3.89 to 3.65 ns/vertex, pipelined LBS, Emerald Rapids.
+                // Measured (a0c6ce6): 3.89 to 3.65 ns/vertex, pipelined LBS, Emerald
+                // Rapids; on a Zen 3 (25d93df) 3.75 to 3.73 (no loss there).
                 std::arch::asm!("", options(nomem, nostack, preserves_flags));
             }
             if nb >= 2 {

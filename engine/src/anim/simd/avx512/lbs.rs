@@ -247,9 +247,9 @@ unsafe fn normalize16(v: [__m512; 3], live: __mmask16) -> [__m512; 3] {
 
 /// The `K` joint indices at `js`, read in general-purpose registers: 64-bit
 /// loads split by shifts, then a 32- and a 16-bit one for the rest.
-/// Volatile reads, because LLVM otherwise merges the sixteen vertices'
-/// indices into vector loads and takes each out with `vpextrd` (two
-/// micro-ops each on the vector side, where this kernel is busiest).
+/// Plain loads: the volatile reads this once used (to keep LLVM from
+/// merging the indices into vector loads and `vpextrd`s) were never
+/// measured on an AVX-512 CPU, so they went (docs/kernel-notes.md).
 ///
 /// # Safety
 /// The [tier contract](super); `js` is valid for reading `K` consecutive
@@ -262,8 +262,7 @@ unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
         let mut out = [0usize; K];
         let mut k = 0;
         while k + 4 <= K {
-            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
-            let c = std::ptr::read_volatile(js.add(k) as *const [u16; 4]);
+            let c = (js.add(k) as *const [u16; 4]).read();
             let c = u64::from_le_bytes(std::mem::transmute::<[u16; 4], [u8; 8]>(c));
             for (i, o) in out[k..k + 4].iter_mut().enumerate() {
                 *o = (c >> (16 * i)) as u16 as usize;
@@ -271,16 +270,14 @@ unsafe fn joint_indices<const K: usize>(js: *const u16) -> [usize; K] {
             k += 4;
         }
         if k + 2 <= K {
-            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
-            let c = std::ptr::read_volatile(js.add(k) as *const [u16; 2]);
+            let c = (js.add(k) as *const [u16; 2]).read();
             let c = u32::from_le_bytes(std::mem::transmute::<[u16; 2], [u8; 4]>(c));
             out[k] = c as u16 as usize;
             out[k + 1] = (c >> 16) as u16 as usize;
             k += 2;
         }
         if k < K {
-            // UNMEASURED: volatile keeps each index load scalar (no vector load + vpextrd).
-            out[k] = std::ptr::read_volatile(js.add(k)) as usize;
+            out[k] = js.add(k).read() as usize;
         }
         out
     }
