@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use glam::{Affine3A, Vec3, Vec4};
+use glam::{Affine3A, Mat3, Vec3, Vec4};
 
 use crate::anim::{
     AnimError, Clip, LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob,
@@ -72,12 +72,23 @@ pub struct Model {
     pub morph_sets: Vec<MorphSet>,
     /// Things the loader changed or dropped (truncated influences, say).
     pub warnings: Vec<String>,
+    /// The file's axes in the model's space (`model = file_axes * file`):
+    /// the identity for glTF and built-in models, Z mirrored for .x (a
+    /// left-handed format). [`Model::file_axis`] turns "the file's +Z is
+    /// up" into the model's vector.
+    pub file_axes: Mat3,
 }
 
 impl Model {
     /// The clip named `name`.
     pub fn clip(&self, name: &str) -> Option<&Clip> {
         self.clips.iter().find(|c| c.name() == name)
+    }
+
+    /// The file's axis `axis` (say `Vec3::Z` for a file authored Z-up) as
+    /// a unit vector of the model's space.
+    pub fn file_axis(&self, axis: Vec3) -> Vec3 {
+        (self.file_axes * axis).normalize_or(axis)
     }
 
     /// Length of the model's morph weight vector.

@@ -1,4 +1,4 @@
-use glam::{Mat4, Vec2, Vec3, Vec4Swizzles};
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4Swizzles};
 
 /// How the camera projects.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,6 +115,48 @@ impl Camera {
         )
     }
 
+    /// [`Camera::framing`] for a world whose up is `up` (a model authored
+    /// Z-up: `Vec3::Z`): the box is framed as `framing` frames it in a
+    /// frame where `up` is +Y (yaw about `up`, pitch towards it), and the
+    /// camera's up vector is `up`. `Vec3::Y` (or a zero vector) is exactly
+    /// `framing`. An axis-aligned `up` frames the box exactly; any other
+    /// frames the box of its corners turned into that frame.
+    #[allow(clippy::too_many_arguments)]
+    pub fn framing_up(
+        min: Vec3,
+        max: Vec3,
+        yaw: f32,
+        pitch: f32,
+        fov_y: f32,
+        min_aspect: f32,
+        up: Vec3,
+    ) -> Self {
+        let up = up.normalize_or(Vec3::Y);
+        if up == Vec3::Y {
+            return Self::framing(min, max, yaw, pitch, fov_y, min_aspect);
+        }
+        // Turns +Y onto `up`; its inverse takes the box into the Y-up frame.
+        let turn = Quat::from_rotation_arc(Vec3::Y, up);
+        let (lo, hi) = if min.is_finite() && max.is_finite() && min.cmple(max).all() {
+            (0..8).fold(
+                (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                |(lo, hi), c| {
+                    let corner = Vec3::new(
+                        if c & 1 == 0 { min.x } else { max.x },
+                        if c & 2 == 0 { min.y } else { max.y },
+                        if c & 4 == 0 { min.z } else { max.z },
+                    );
+                    let p = turn.inverse() * corner;
+                    (lo.min(p), hi.max(p))
+                },
+            )
+        } else {
+            (min, max)
+        };
+        let local = Self::framing(lo, hi, yaw, pitch, fov_y, min_aspect);
+        Self::look_at(turn * local.eye, turn * local.target, up, local.projection)
+    }
+
     /// The view matrix: world space to right-handed view space (-Z forward).
     pub fn view(&self) -> Mat4 {
         Mat4::look_at_rh(self.eye, self.target, self.up)
@@ -181,6 +223,47 @@ mod tests {
             // Framed tightly: some corner touches the margin.
             assert!(widest > 0.9, "box fills only {widest} of the view");
         }
+    }
+
+    #[test]
+    fn framing_up_z_stands_a_z_up_box_upright_and_keeps_it_in_view() {
+        // A figure 2 tall along +Z, narrow in x and y.
+        let (min, max) = (Vec3::new(-0.2, -0.1, 0.0), Vec3::new(0.2, 0.1, 2.0));
+        let aspect = 4.0 / 3.0;
+        for &(yaw, pitch) in &[(0.5, 0.2), (2.0, -0.4)] {
+            let cam = Camera::framing_up(min, max, yaw, pitch, 45f32.to_radians(), aspect, Vec3::Z);
+            assert_eq!(cam.up, Vec3::Z);
+            let px = |p: Vec3| cam.project_to_pixel(p, 800, 600).unwrap();
+            let (foot, head) = (px(Vec3::new(0.0, 0.0, 0.0)), px(Vec3::new(0.0, 0.0, 2.0)));
+            // Upright: the head straight above the feet on screen (y down).
+            assert!(head.y < foot.y, "head {head} not above feet {foot}");
+            assert!(
+                (head.x - foot.x).abs() < 1e-3 * 800.0,
+                "tilted: {head} {foot}"
+            );
+            let vp = cam.view_proj(aspect);
+            for c in 0..8 {
+                let p = Vec3::new(
+                    if c & 1 == 0 { min.x } else { max.x },
+                    if c & 2 == 0 { min.y } else { max.y },
+                    if c & 4 == 0 { min.z } else { max.z },
+                );
+                let clip = vp * p.extend(1.0);
+                let ndc = clip.xyz() / clip.w;
+                assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{c}: {ndc}");
+            }
+        }
+        // Y up is `framing` itself.
+        let y = Camera::framing_up(min, max, 0.5, 0.2, 0.8, 1.5, Vec3::Y);
+        assert_eq!(y, Camera::framing(min, max, 0.5, 0.2, 0.8, 1.5));
+        // Without the up axis the same box lies on its side.
+        let flat = Camera::framing(min, max, 0.5, 0.2, 45f32.to_radians(), aspect);
+        let px = |p: Vec3| flat.project_to_pixel(p, 800, 600).unwrap();
+        let d = px(Vec3::new(0.0, 0.0, 2.0)) - px(Vec3::ZERO);
+        assert!(
+            d.x.abs() > d.y.abs(),
+            "Y-up framing should show the Z axis sideways: {d}"
+        );
     }
 
     #[test]

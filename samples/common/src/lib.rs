@@ -153,6 +153,45 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((dim(w)?, dim(h)?))
 }
 
+/// A model's up axis in its file's terms (`--up y|z` of the viewer and
+/// the crowd); `vkskin::assets::Model::file_axis` turns it into the
+/// model's space.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Up {
+    /// +Y up (glTF's convention).
+    #[default]
+    Y,
+    /// +Z up.
+    Z,
+}
+
+impl Up {
+    /// The axis as a vector of the file's space (`Model::file_axis` turns
+    /// it into the model's).
+    pub fn vector(self) -> vkskin::glam::Vec3 {
+        match self {
+            Up::Y => vkskin::glam::Vec3::Y,
+            Up::Z => vkskin::glam::Vec3::Z,
+        }
+    }
+
+    /// The other axis.
+    pub fn toggled(self) -> Self {
+        match self {
+            Up::Y => Up::Z,
+            Up::Z => Up::Y,
+        }
+    }
+
+    /// "Y" or "Z".
+    pub fn name(self) -> &'static str {
+        match self {
+            Up::Y => "Y",
+            Up::Z => "Z",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

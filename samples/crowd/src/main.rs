@@ -37,7 +37,7 @@ pub const CLEAR: [f32; 4] = [0.05, 0.06, 0.08, 1.0];
 )]
 pub struct Args {
     /// A glTF (.gltf/.glb) or DirectX (.x) file; default: the built-in
-    /// character. The crowd animates the first mesh's skin.
+    /// character. The crowd animates the skin with the most vertices.
     pub model: Option<PathBuf>,
     /// Instances in the grid.
     #[arg(long, default_value_t = 1000)]
@@ -67,6 +67,10 @@ pub struct Args {
     /// Seed of every instance's phase, speed, turn and tint.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The model's up axis: y (glTF, most .x files) or z (files authored
+    /// Z-up, such as tiny_4anim.x); every instance is stood on it.
+    #[arg(long, value_enum, default_value_t = sample_common::Up::Y)]
+    pub up: sample_common::Up,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -111,7 +115,7 @@ fn main() -> ExitCode {
         return code;
     }
     let result = args.options().and_then(|options| {
-        let cast = Cast::load(args.model.as_deref())?;
+        let cast = Cast::load(args.model.as_deref(), args.up)?;
         for note in &cast.notes {
             eprintln!("{NAME}: {note}");
         }
@@ -215,8 +219,9 @@ pub fn describe(cast: &Cast, scene: &scene::CrowdScene, device: &str, threads: P
         cast.model.clips.len()
     );
     println!(
-        "{NAME}: path {} ({}); animation threads: {threads}",
+        "{NAME}: path {} ({}); animation threads: {threads}; up axis {} (U toggles)",
         scene.path_name(),
-        scene.path_reason()
+        scene.path_reason(),
+        cast.up.name()
     );
 }

@@ -21,22 +21,32 @@ pub const MAX_INSTANCES: usize = 100_000;
 
 /// The character every instance plays: a model, the skin the crowd
 /// animates, the meshes bound to it, and its animated bounds.
+#[derive(Clone)]
 pub struct Cast {
     /// The model's name or file, for messages.
     pub label: String,
     pub model: Model,
-    /// The skin of the first mesh; the crowd animates it.
+    /// The skin whose meshes have the most vertices; the crowd animates it.
     pub skin: usize,
     /// The meshes bound to that skin (each drawn as one batch).
     pub meshes: Vec<usize>,
+    /// The up axis the instances stand on, in the file's terms.
+    pub up: sample_common::Up,
+    /// Turns the model's up axis onto +Y: every instance's matrix starts
+    /// with it.
+    pub upright: Affine3A,
+    /// The animated bounds, turned upright.
     pub bounds: Bounds,
+    /// The animated bounds in the model's space.
+    animated: Bounds,
     /// What was left out, for the user.
     pub notes: Vec<String>,
 }
 
 impl Cast {
-    /// The built-in character, or the glTF / .x file at `file`.
-    pub fn load(file: Option<&Path>) -> Result<Self, String> {
+    /// The built-in character, or the glTF / .x file at `file`, whose up
+    /// axis is `up` in its file's terms.
+    pub fn load(file: Option<&Path>, up: sample_common::Up) -> Result<Self, String> {
         let (label, model) = match file {
             None => ("the built-in character".to_string(), Character::model()),
             Some(f) => (
@@ -44,7 +54,16 @@ impl Cast {
                 vkskin::assets::load(f).map_err(|e| e.to_string())?,
             ),
         };
-        let Some(first) = model.meshes.first() else {
+        // The skin with the most vertices bound to it (a file's first mesh
+        // may be a prop: tiny_4anim.x's is 9 vertices).
+        let Some(first) = model.meshes.iter().max_by_key(|m| {
+            model
+                .meshes
+                .iter()
+                .filter(|o| o.skin == m.skin)
+                .map(|o| o.vertex_count())
+                .sum::<usize>()
+        }) else {
             return Err(format!("{label}: no meshes to draw"));
         };
         if model.clips.is_empty() {
@@ -66,7 +85,7 @@ impl Cast {
         let mut notes = Vec::new();
         if meshes.len() < model.meshes.len() {
             notes.push(format!(
-                "{label}: the crowd animates skin {skin} (the first mesh's); {} of {} meshes use it and are drawn, the others are left out",
+                "{label}: the crowd animates skin {skin} (the one with the most vertices); {} of {} meshes use it and are drawn, the others are left out",
                 meshes.len(),
                 model.meshes.len()
             ));
@@ -83,14 +102,44 @@ impl Cast {
         if bounds.is_empty() {
             return Err(format!("{label}: no finite skinned vertex to frame"));
         }
-        Ok(Self {
+        let mut cast = Self {
             label,
             model,
             skin,
             meshes,
+            up,
+            upright: Affine3A::IDENTITY,
             bounds,
+            animated: bounds,
             notes,
-        })
+        };
+        cast.stand(up);
+        Ok(cast)
+    }
+
+    /// Stands the instances on the file's axis `up`: the upright turn and
+    /// the turned bounds.
+    pub fn stand(&mut self, up: sample_common::Up) {
+        let upright = Affine3A::from_quat(Quat::from_rotation_arc(
+            self.model.file_axis(up.vector()),
+            Vec3::Y,
+        ));
+        let bounds = self.animated;
+        let (lo, hi) = (0..8).fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), c| {
+                let corner = Vec3::select(
+                    vkskin::glam::BVec3::new(c & 1 != 0, c & 2 != 0, c & 4 != 0),
+                    bounds.max,
+                    bounds.min,
+                );
+                let p = upright.transform_point3(corner);
+                (lo.min(p), hi.max(p))
+            },
+        );
+        self.up = up;
+        self.upright = upright;
+        self.bounds = Bounds { min: lo, max: hi };
     }
 
     /// Vertices one instance draws.
@@ -141,6 +190,8 @@ pub struct CrowdScene {
     batches: Vec<Batch>,
     /// Per instance: model-to-world matrix and tint.
     placements: Vec<(Affine3A, [f32; 4])>,
+    /// The generator as the placements began (`restand` draws them again).
+    place_rng: SplitMix64,
     frame_sets: FrameSets,
     /// The grid's box, which the camera frames.
     grid_min: Vec3,
@@ -220,7 +271,8 @@ impl CrowdScene {
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
         let crowd = Crowd::new(&model.skeleton, clips, skin, instances)
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
-        let grid = Grid::new(n, &cast.bounds);
+        let place_rng = rng.clone();
+        let grid = Grid::new(n, &cast.bounds, cast.upright);
         let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
         let (grid_min, grid_max) = grid.bounds();
         Ok(Self {
@@ -232,6 +284,7 @@ impl CrowdScene {
             colors,
             batches: Vec::with_capacity(cast.meshes.len()),
             placements,
+            place_rng,
             frame_sets: FrameSets::new(device, frames_in_flight).map_err(|e| e.to_string())?,
             grid_min,
             grid_max,
@@ -251,6 +304,16 @@ impl CrowdScene {
 
     pub fn instances(&self) -> usize {
         self.crowd.len()
+    }
+
+    /// Lays the grid out again for `cast`'s up axis (the same turns and
+    /// tints, the instances stood on the new axis).
+    pub fn restand(&mut self, cast: &Cast) {
+        let n = self.placements.len();
+        let grid = Grid::new(n, &cast.bounds, cast.upright);
+        let mut rng = self.place_rng.clone();
+        self.placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
+        (self.grid_min, self.grid_max) = grid.bounds();
     }
 
     /// The camera that sees the whole grid at an angle for `aspect`:
@@ -422,10 +485,12 @@ struct Grid {
     /// Its horizontal radius about that centre, and its height span.
     radius: f32,
     y: (f32, f32),
+    /// The character's model space turned upright (`Cast::upright`).
+    upright: Affine3A,
 }
 
 impl Grid {
-    fn new(n: usize, b: &Bounds) -> Self {
+    fn new(n: usize, b: &Bounds, upright: Affine3A) -> Self {
         let columns = (n as f64).sqrt().ceil().max(1.0) as usize;
         let rows = n.div_ceil(columns).max(1);
         let half = (b.max - b.min) * 0.5;
@@ -437,6 +502,7 @@ impl Grid {
             center: b.center(),
             radius,
             y: (b.min.y, b.max.y),
+            upright,
         }
     }
 
@@ -450,7 +516,8 @@ impl Grid {
         let pivot = Vec3::new(self.center.x, 0.0, self.center.z);
         let m = Affine3A::from_translation(at)
             * Affine3A::from_quat(Quat::from_rotation_y(turn))
-            * Affine3A::from_translation(-pivot);
+            * Affine3A::from_translation(-pivot)
+            * self.upright;
         let tint = pastel(rng.unit());
         (m, tint)
     }
@@ -475,6 +542,7 @@ fn pastel(h: f32) -> [f32; 4] {
 
 /// A small fixed-seed generator (SplitMix64), so that every run with the
 /// same seed draws the same crowd.
+#[derive(Clone)]
 struct SplitMix64(u64);
 
 impl SplitMix64 {

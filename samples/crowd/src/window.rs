@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 
 use sample_common::runner::{self, App, Control, FrameCtx, Summary};
 use vkskin::gpu::MessageLog;
+use winit::event::{ElementState, WindowEvent};
+use winit::keyboard::{Key, NamedKey};
 
 use crate::scene::{Cast, CrowdOptions, CrowdScene, FrameTimes};
 use crate::{describe, fmt_ms, Args, Figures, FrameFigures, CLEAR, NAME};
 
 struct Crowd {
     scene: CrowdScene,
+    /// The character (the U key stands it on the other up axis).
+    cast: Cast,
     /// The frame being drawn: its CPU times, and (in a window) the GPU time
     /// of the slot's previous frame, read as the slot was begun.
     cpu: Option<FrameTimes>,
@@ -52,6 +56,7 @@ pub fn run(args: &Args, cast: &Cast, options: &CrowdOptions) -> Result<MessageLo
         let now = Instant::now();
         Ok(Crowd {
             scene,
+            cast: cast.clone(),
             cpu: None,
             gpu_ms: None,
             headless_total: setup.window.is_none().then_some(total),
@@ -71,6 +76,24 @@ impl Crowd {
 }
 
 impl App for Crowd {
+    /// U stands the instances on the other up axis; Escape quits.
+    fn event(&mut self, ctl: &mut Control<'_>, event: &WindowEvent) {
+        if let WindowEvent::KeyboardInput { event, .. } = event {
+            if event.state != ElementState::Pressed {
+                return;
+            }
+            match &event.logical_key {
+                Key::Named(NamedKey::Escape) => ctl.exit(),
+                Key::Character(c) if c.eq_ignore_ascii_case("u") => {
+                    self.cast.stand(self.cast.up.toggled());
+                    self.scene.restand(&self.cast);
+                    println!("{NAME}: up axis {}", self.cast.up.name());
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn prepare(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
         self.cpu = Some(self.scene.update(f.index, f.time, f.aspect())?);
         self.gpu_ms = self.scene.gpu_ms(f.index);

@@ -191,3 +191,58 @@ fn bad_arguments_are_errors_that_say_why() {
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
+
+/// `--up z` stands a file authored Z-up (tiny_4anim.x) on the grid: one
+/// instance drawn is much taller than wide, where `--up y` lays it down. Needs
+/// the shared assets (skipped with a notice without them, a failure under
+/// `CI=true`).
+#[test]
+fn up_z_stands_a_z_up_model_on_the_grid() {
+    let Some(model) = vkskin_tests::asset("x/tiny_4anim.x") else {
+        return;
+    };
+    let extent = |up: &str| {
+        let dir = out_dir(&format!("up-{up}"));
+        let out = crowd(&[
+            model.to_str().unwrap(),
+            "--headless",
+            "--instances",
+            "1",
+            "--frames",
+            "1",
+            "--size",
+            "300x300",
+            "--up",
+            up,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "--up {up}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        let (w, h, px) = decode(&dir.join("frame_0000.png"));
+        let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
+        for (i, p) in px.chunks_exact(4).enumerate() {
+            if (0..3).any(|c| (p[c] as i32 - CLEAR[c] as i32).abs() > 3) {
+                let (x, y) = (i as u32 % w, i as u32 / w);
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(x1 > x0 && y1 > y0, "--up {up}: nothing drawn");
+        (x1 - x0, y1 - y0)
+    };
+    // Standing, Tiny is about three times as tall as wide on screen; lying
+    // (seen from the crowd camera's 31 degrees above), about as tall as
+    // wide.
+    let (w, h) = extent("z");
+    assert!(h > 2 * w, "--up z: {w} wide, {h} tall");
+    let (w, h) = extent("y");
+    assert!(
+        2 * h < 3 * w,
+        "--up y: the Z-up figure should lie ({w} wide, {h} tall)"
+    );
+}

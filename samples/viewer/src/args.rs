@@ -14,6 +14,7 @@ Keys (windowed):
   F            frames in flight 1-2-3  V            vsync on / off
   W            wireframe               K            skeleton overlay
   N            every joint's name      R            reframe the camera
+  U            up axis Y / Z
   Tab          panel on / off          F12 / S      screenshot (screenshot_N.png)
   Esc          quit
 Mouse: drag to orbit, right-drag (or Shift+drag) to pan, wheel to zoom; hover
@@ -25,7 +26,7 @@ count every pass of the redraw loop, drawn or skipped while minimised):
   crossfade NAME|next|#I SECONDS | speed X | pause | play | seek SECONDS |
   step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
   influences K|file | frames-in-flight N | vsync on|off | panel on|off |
-  orbit DYAW DPITCH | zoom F | screenshot FILE | open FILE | quit
+  orbit DYAW DPITCH | zoom F | up y|z | screenshot FILE | open FILE | quit
 `minimise` also tells the swapchain the window has zero extent (a window
 manager would; Xvfb has none), so the zero-extent path runs; `restore`
 gives it back the window's size.
@@ -77,9 +78,15 @@ pub struct Args {
     /// Start with the panel hidden (Tab shows it).
     #[arg(long)]
     pub no_panel: bool,
+    /// The model's up axis: y (glTF, most .x files) or z (files authored
+    /// Z-up, such as tiny_4anim.x); the camera stands that axis upright.
+    #[arg(long, value_enum, default_value_t = Up::Y)]
+    pub up: Up,
     // --no-vsync, --list-devices, --device, --validation.
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
 
 pub use sample_common::parse_size;
+
+pub use sample_common::Up;

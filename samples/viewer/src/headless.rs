@@ -72,7 +72,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         )?;
         let (width, height) = args.size;
         let aspect = width as f32 / height as f32;
-        let view_proj = Orbit::default()
+        let view_proj = Orbit::with_up(scene.model.file_axis(args.up.vector()))
             .camera(&scene.bounds, aspect)
             .view_proj(aspect);
         let bar = ProgressBar::new(total).with_style(

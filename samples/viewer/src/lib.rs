@@ -15,7 +15,9 @@
 //!   800x600), cleared to [`CLEAR`] = `[0.06, 0.07, 0.09, 1.0]`;
 //! - bounds `b = model.animated_bounds(16)?`; camera
 //!   `Camera::framing(b.min, b.max, 0.5, 0.2, 45f32.to_radians(), width as
-//!   f32 / height as f32)`;
+//!   f32 / height as f32)`; with `--up z` (a file authored Z-up),
+//!   `Camera::framing_up(.., model.file_axis(Vec3::Z))` with the same
+//!   arguments (`--up y`, the default, is `framing`);
 //! - uniforms `FrameUniforms { view_proj: camera.view_proj(aspect), color:
 //!   [1.0; 4], light: [0.3, 0.5, 1.0, 1.0] }` with `aspect = width as f32 /
 //!   height as f32`;

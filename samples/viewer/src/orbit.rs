@@ -15,6 +15,9 @@ pub struct Orbit {
     pub zoom: f32,
     /// World-space offset of the point looked at.
     pub pan: Vec3,
+    /// The model's up axis (`--up`): yaw turns about it, the framing stands
+    /// it upright on screen.
+    pub up: Vec3,
 }
 
 impl Default for Orbit {
@@ -25,21 +28,32 @@ impl Default for Orbit {
             pitch: PITCH,
             zoom: 1.0,
             pan: Vec3::ZERO,
+            up: Vec3::Y,
         }
     }
 }
 
 impl Orbit {
+    /// The headless contract's view of a model whose up axis is `up`.
+    pub fn with_up(up: Vec3) -> Self {
+        Self {
+            up,
+            ..Self::default()
+        }
+    }
+
     /// The camera for a viewport of `aspect`. Unzoomed and unpanned it is
-    /// exactly `Camera::framing(b.min, b.max, yaw, pitch, 45°, aspect)`.
+    /// exactly `Camera::framing_up(b.min, b.max, yaw, pitch, 45°, aspect,
+    /// up)`, which for +Y up is `Camera::framing`.
     pub fn camera(&self, b: &Bounds, aspect: f32) -> Camera {
-        let base = Camera::framing(
+        let base = Camera::framing_up(
             b.min,
             b.max,
             self.yaw,
             self.pitch,
             FOV_Y_DEGREES.to_radians(),
             aspect,
+            self.up,
         );
         if self.zoom == 1.0 && self.pan == Vec3::ZERO {
             return base;
@@ -58,7 +72,7 @@ impl Orbit {
         Camera::look_at(
             eye,
             target,
-            Vec3::Y,
+            base.up,
             Projection::Perspective {
                 fov_y: FOV_Y_DEGREES.to_radians(),
                 near,
@@ -77,7 +91,7 @@ impl Orbit {
     /// `height` pixels tall, so the model follows the pointer.
     pub fn pan_by(&mut self, camera: &Camera, dx: f32, dy: f32, height: f32) {
         let forward = (camera.target - camera.eye).normalize_or(Vec3::NEG_Z);
-        let right = forward.cross(Vec3::Y).normalize_or(Vec3::X);
+        let right = forward.cross(camera.up).normalize_or(Vec3::X);
         let up = right.cross(forward);
         let distance = (camera.target - camera.eye).length();
         let fov = match camera.projection {

@@ -44,6 +44,8 @@ pub enum Action {
     Names(Option<bool>),
     Panel(Option<bool>),
     ResetCamera,
+    /// The model's up axis; `None` toggles it.
+    Up(Option<crate::args::Up>),
     Orbit(f32, f32),
     Zoom(f32),
     /// `None`: the next free `screenshot_N.png`.
@@ -170,6 +172,11 @@ fn parse_event(event: &str) -> Result<Action, String> {
             finite(number(arg, "yaw")?, "yaw")?,
             finite(number(arg2, "pitch")?, "pitch")?,
         ),
+        "up" => Action::Up(Some(match arg {
+            Some("y") | Some("Y") => crate::args::Up::Y,
+            Some("z") | Some("Z") => crate::args::Up::Z,
+            other => return Err(format!("up needs y or z, not {other:?}")),
+        })),
         "zoom" => {
             let f: f32 = finite(number(arg, "zoom factor")?, "zoom")?;
             if f <= 0.0 {
@@ -215,6 +222,13 @@ mod tests {
     }
 
     #[test]
+    fn up_takes_y_or_z() {
+        let mut s = Script::parse("3:up z; 4:up Y").unwrap();
+        assert_eq!(s.due(3), vec![Action::Up(Some(crate::args::Up::Z))]);
+        assert_eq!(s.due(4), vec![Action::Up(Some(crate::args::Up::Y))]);
+    }
+
+    #[test]
     fn bad_events_are_errors_that_quote_them() {
         for (bad, why) in [
             ("x:quit", "frame number"),
@@ -226,6 +240,8 @@ mod tests {
             ("5:resize 10", "WIDTHxHEIGHT"),
             ("5:speed nan", "not finite"),
             ("5:pause now", "too many"),
+            ("5:up x", "up needs y or z"),
+            ("5:up", "up needs y or z"),
         ] {
             let e = Script::parse(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");

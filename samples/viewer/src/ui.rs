@@ -61,6 +61,8 @@ pub struct Snapshot<'a> {
     pub joints_on_screen: &'a [Option<Pos2>],
     pub notes: &'a [Note],
     pub panel: bool,
+    /// The model's up axis.
+    pub up: crate::args::Up,
 }
 
 const BONE: Color32 = Color32::from_rgb(255, 200, 90);
@@ -264,6 +266,19 @@ fn view(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
     if ui.checkbox(&mut names, "all joint names").changed() {
         actions.push(Action::Names(Some(names)));
     }
+    ui.horizontal(|ui| {
+        ui.label("up axis");
+        for up in [crate::args::Up::Y, crate::args::Up::Z] {
+            if ui
+                .radio(s.up == up, up.name())
+                .on_hover_text("U; --up")
+                .clicked()
+                && s.up != up
+            {
+                actions.push(Action::Up(Some(up)));
+            }
+        }
+    });
     ui.horizontal(|ui| {
         if ui.button("reframe").on_hover_text("R").clicked() {
             actions.push(Action::ResetCamera);

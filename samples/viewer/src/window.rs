@@ -35,6 +35,8 @@ struct Flags {
     names: bool,
     panel: bool,
     vsync: bool,
+    /// The model's up axis (the orbit's `up`).
+    up: crate::args::Up,
 }
 
 /// What `prepare` leaves for `draw`: the frame's camera and panel.
@@ -144,6 +146,7 @@ impl Viewer {
             None,
             Some(max_side),
         );
+        let orbit = Orbit::with_up(scene.model.file_axis(args.up.vector()));
         Ok(Self {
             egui,
             scene,
@@ -153,7 +156,7 @@ impl Viewer {
             egui_ctx,
             args: args.clone(),
             player,
-            orbit: Orbit::default(),
+            orbit,
             script,
             pending: Vec::new(),
             flags: Flags {
@@ -162,6 +165,7 @@ impl Viewer {
                 names: false,
                 panel: !args.no_panel,
                 vsync: !args.gpu.no_vsync,
+                up: args.up,
             },
             fade_seconds: 0.5,
             stats: Stats::default(),
@@ -328,7 +332,13 @@ impl Viewer {
             Action::Skeleton(v) => self.flags.skeleton = v.unwrap_or(!self.flags.skeleton),
             Action::Names(v) => self.flags.names = v.unwrap_or(!self.flags.names),
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
-            Action::ResetCamera => self.orbit = Orbit::default(),
+            Action::ResetCamera => {
+                self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()))
+            }
+            Action::Up(u) => {
+                self.flags.up = u.unwrap_or(self.flags.up.toggled());
+                self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()));
+            }
             Action::Orbit(dy, dp) => {
                 self.orbit.yaw += dy;
                 self.orbit.pitch = (self.orbit.pitch + dp).clamp(-1.5, 1.5);
@@ -388,7 +398,7 @@ impl Viewer {
         };
         self.scene = scene;
         self.player = Player::new(&self.scene.model, None);
-        self.orbit = Orbit::default();
+        self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()));
         self.hover = None;
         ctl.window()
             .set_title(&format!("vkskin viewer: {}", self.scene.model.name));
@@ -427,6 +437,7 @@ impl Viewer {
                 "k" => Action::Skeleton(None),
                 "n" => Action::Names(None),
                 "r" => Action::ResetCamera,
+                "u" => Action::Up(None),
                 "s" => Action::Screenshot(None),
                 _ => return,
             },
@@ -622,6 +633,7 @@ impl App for Viewer {
             joints_on_screen: &joints_on_screen,
             notes: &self.notes,
             panel: self.flags.panel,
+            up: self.flags.up,
         };
         let mut actions = Vec::new();
         let mut hover = self.hover;

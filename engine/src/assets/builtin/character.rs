@@ -373,6 +373,7 @@ impl Character {
             }],
             warnings: Vec::new(),
             morph_sets: Vec::new(),
+            file_axes: glam::Mat3::IDENTITY,
         };
         (model, mesh.centres)
     }

@@ -102,6 +102,7 @@ fn model(
         }],
         warnings: Vec::new(),
         morph_sets: Vec::new(),
+        file_axes: glam::Mat3::IDENTITY,
     }
 }
 

@@ -33,5 +33,6 @@ pub(super) fn seed_model(
         materials: Vec::new(),
         warnings: Vec::new(),
         morph_sets: Vec::new(),
+        file_axes: glam::Mat3::IDENTITY,
     }
 }

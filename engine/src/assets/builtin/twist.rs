@@ -123,6 +123,7 @@ impl TwistCylinder {
             }],
             warnings: Vec::new(),
             morph_sets: Vec::new(),
+            file_axes: glam::Mat3::IDENTITY,
         };
         (model, mesh.centres)
     }

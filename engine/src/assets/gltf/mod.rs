@@ -253,6 +253,7 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
         materials,
         warnings: std::mem::take(&mut ctx.warnings),
         morph_sets: Vec::new(),
+        file_axes: glam::Mat3::IDENTITY,
     };
     Ok((
         model,

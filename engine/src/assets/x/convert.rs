@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use glam::Affine3A;
+use glam::{Affine3A, Mat3, Vec3};
 
 use super::super::{FaultKind, LoadError, LoadOptions, Model};
 use super::ctx::{Ctx, JointInfo};
@@ -251,6 +251,8 @@ pub(crate) fn convert(
     let mut model = Model {
         name,
         source: Some(src.file.to_path_buf()),
+        // .x is left-handed: the loader mirrors the file's Z.
+        file_axes: Mat3::from_diagonal(Vec3::new(1.0, 1.0, -1.0)),
         ..Model::default()
     };
     for (d, s) in data.iter().zip(&slots) {
