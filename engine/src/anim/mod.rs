@@ -71,12 +71,14 @@ pub use palette::{
     PaletteReport, QuatTranslation, SCALE_TOLERANCE,
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
-pub use pose::clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
+pub use pose::interpolation::Interpolation;
 pub use pose::local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use pose::quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use pose::sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamplingJob};
 pub use pose::skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use pose::soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use pose::transform::Transform;
-pub use pose::weights::RawWeightTrack;
+pub use pose::weight_sampling::WeightSamplingJob;
+pub use pose::weights::{RawWeightTrack, WeightTrackInfo};
