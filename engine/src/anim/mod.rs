@@ -80,5 +80,6 @@ pub use pose::sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, S
 pub use pose::skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use pose::soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use pose::transform::Transform;
+pub use pose::weight_blending::{additive_weight_delta, WeightBlendingJob, WeightLayer};
 pub use pose::weight_sampling::WeightSamplingJob;
 pub use pose::weights::{RawWeightTrack, WeightTrackInfo};

@@ -14,5 +14,6 @@ pub(crate) mod skeleton;
 pub(crate) mod soa;
 pub(crate) mod timelines;
 pub(crate) mod transform;
+pub(crate) mod weight_blending;
 pub(crate) mod weight_sampling;
 pub(crate) mod weights;
