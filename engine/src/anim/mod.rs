@@ -60,7 +60,7 @@ mod simd;
 
 pub use deform::{
     normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
-    QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
+    QuatTranslationSkinningJob, TangentPalette, TangentSkinningJob, UNIT_NORMAL_TOLERANCE,
 };
 pub use error::AnimError;
 pub use palette::skin::{PaletteSkin, Skin};
