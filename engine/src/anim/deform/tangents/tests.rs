@@ -161,7 +161,7 @@ fn non_uniform_scale_moves_tangents_as_directions() {
         Vec3::ZERO,
     );
     let p = Palettes::new(vec![bone]);
-    let t = [Vec4::new(1.0, 1.0, 0.0, 1.0) / 2f32.sqrt()];
+    let t = [Vec4::new(0.5f32.sqrt(), 0.5f32.sqrt(), 0.0, 1.0)];
     // (3, 1, 0) normalised, by hand.
     let want = Vec3::new(3.0, 1.0, 0.0) / 10f32.sqrt();
     for (name, palette) in p.kinds() {
