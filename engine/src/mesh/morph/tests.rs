@@ -145,8 +145,8 @@ fn zero_weights_are_skipped_without_changing_the_result() {
     };
     assert_eq!(bits(&with_zero), bits(&without));
     // And the sum over every target, zero included, evaluated here.
-    for v in 0..2 {
-        let p = base[v] + a.positions[v] * 0.7 + Vec3::splat(7.0) * 0.0 + c.positions[v] * -0.4;
+    for (v, b) in base.iter().enumerate() {
+        let p = *b + a.positions[v] * 0.7 + Vec3::splat(7.0) * 0.0 + c.positions[v] * -0.4;
         assert!(with_zero.p[v].abs_diff_eq(p, 1e-6));
     }
 }
@@ -156,11 +156,11 @@ fn bad_jobs_are_errors() {
     let base = [Vec3::ZERO; 2];
     let t = target(&[Vec3::X; 2], &[], &[]);
     let short = target(&[Vec3::X], &[], &[]);
-    assert!(morph(&[t.clone()], &[], &base, &[], &[]).is_err());
-    assert!(morph(&[t.clone()], &[f32::NAN], &base, &[], &[]).is_err());
+    assert!(morph(std::slice::from_ref(&t), &[], &base, &[], &[]).is_err());
+    assert!(morph(std::slice::from_ref(&t), &[f32::NAN], &base, &[], &[]).is_err());
     assert!(morph(&[short], &[1.0], &base, &[], &[]).is_err());
-    assert!(morph(&[t.clone()], &[1.0], &base, &[Vec3::Y], &[]).is_err());
-    assert!(morph(&[t.clone()], &[1.0], &base, &[], &[Vec4::X]).is_err());
+    assert!(morph(std::slice::from_ref(&t), &[1.0], &base, &[Vec3::Y], &[]).is_err());
+    assert!(morph(std::slice::from_ref(&t), &[1.0], &base, &[], &[Vec4::X]).is_err());
     let mut op = [Vec3::ZERO; 1];
     let err = MorphJob {
         targets: &[t],

@@ -258,7 +258,8 @@ fn bad_jobs_are_errors() {
     let p = Palettes::new(vec![Affine3A::IDENTITY; 2]);
     let t = [Vec4::X; 2];
     let mut out = [Vec4::ZERO; 2];
-    let cases: [(TangentPalette, usize, &[u16], &[f32], usize); 6] = [
+    type Case<'a> = (TangentPalette<'a>, usize, &'a [u16], &'a [f32], usize);
+    let cases: [Case; 6] = [
         (p.kinds()[0].1, 0, &[], &[], 2),
         (p.kinds()[0].1, 1, &[0], &[1.0, 1.0], 2),
         (p.kinds()[0].1, 1, &[0, 1], &[1.0], 2),

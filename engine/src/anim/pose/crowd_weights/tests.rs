@@ -93,12 +93,14 @@ fn a_model_samples_its_weight_vector() {
     use crate::assets::Model;
     use crate::mesh::MorphSet;
     let c = crowd(Vec::new());
-    let mut model = Model::default();
-    model.morph_sets = vec![MorphSet {
-        defaults: vec![0.25],
-        first_weight: 0,
-        ..MorphSet::default()
-    }];
+    let mut model = Model {
+        morph_sets: vec![MorphSet {
+            defaults: vec![0.25],
+            first_weight: 0,
+            ..MorphSet::default()
+        }],
+        ..Model::default()
+    };
     assert_eq!(
         model.morph_weights(None, 0.0, PlaybackMode::Loop).unwrap(),
         [0.25]

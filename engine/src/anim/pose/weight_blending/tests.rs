@@ -97,7 +97,8 @@ fn bad_jobs_are_errors() {
     let rest = [0.0, 0.0];
     let mut out = [7.0; 2];
     let short = [1.0];
-    let cases: [(&[WeightLayer], &[WeightLayer], &[f32], f32); 6] = [
+    type Case<'a> = (&'a [WeightLayer<'a>], &'a [WeightLayer<'a>], &'a [f32], f32);
+    let cases: [Case; 6] = [
         (&[WeightLayer::new(&short, 1.0)], &[], &rest, 0.1),
         (&[], &[WeightLayer::new(&short, 1.0)], &rest, 0.1),
         (&[WeightLayer::new(&a, -1.0)], &[], &rest, 0.1),
