@@ -11,6 +11,12 @@
 //! the GPU, or a CPU skinning job ([`LinearBlendJob`],
 //! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
 //!
+//! Morph-target weights ride along: a clip's weight tracks are sampled
+//! by [`WeightSamplingJob`] (or [`Playback::sample_weights`],
+//! [`Crowd::animate_weights`]) into a model's weight vector and mixed by
+//! [`WeightBlendingJob`]; tangents are skinned by [`TangentSkinningJob`]
+//! next to any of the position jobs.
+//!
 //! The pose jobs also run on [`SoaPose`]s, structure-of-arrays poses of
 //! eight-joint blocks ([`SoaSamplingJob`], [`SoaBlendingJob`],
 //! [`SoaLocalToModelJob`]): the same checks and results, with no transposes
@@ -25,7 +31,9 @@
 //! # Layout
 //!
 //! - `pose/`: the pose jobs and their data: `skeleton`, `transform`,
-//!   `quat`, `clip` and `timelines` (clips as built for sampling),
+//!   `quat`, `interpolation`, `clip` and `timelines` (clips as built for
+//!   sampling), `weights` and `weight_sampling`, `weight_blending` (morph
+//!   weight tracks, their sampling and blending), `crowd_weights`,
 //!   `sampling`, `blending`, `local_to_model`, `soa` (SoA poses) and
 //!   `crowd`. Each job file holds the scalar definition of its kernels.
 //! - `palette/`: skin matrices (`skin`: [`Skin`], [`PaletteSkin`]), the
@@ -34,7 +42,8 @@
 //!   GPU layouts the skinning paths call ([`write_4x3_rows`] and its
 //!   siblings), where the encoding math lives once.
 //! - `deform/`: CPU skinning (LBS, quaternion + translation, DQS jobs),
-//!   with `bind` ([`BindVertices`], [`CheckedJoints`]). Not the engine's
+//!   with `bind` ([`BindVertices`], [`CheckedJoints`]) and `tangents`
+//!   ([`TangentSkinningJob`], each job's blend for tangents). Not the engine's
 //!   GPU skinning (`crate::skin`).
 //! - `simd/`: the kernels. `select` is the one place that reads the CPU
 //!   (features, vendor, L2 size) and the environment and chooses each

@@ -363,6 +363,7 @@ impl Clip {
     /// non-decreasing, values finite, counts consistent, joints in range, at
     /// most one track per joint, SQUAD only on rotations, tangents only on
     /// cubic splines. A whole-matrix track replaces the joint's other three.
+    /// Weight tracks are checked alike, their runs disjoint (see `weights`).
     pub fn build(raw: &RawClip, skeleton: &Skeleton) -> Result<Self, AnimError> {
         let fault = |f: String| AnimError::InvalidClip {
             clip: raw.name.clone(),
