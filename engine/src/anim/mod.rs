@@ -11,6 +11,12 @@
 //! the GPU, or a CPU skinning job ([`LinearBlendJob`],
 //! [`QuatTranslationSkinningJob`], [`DualQuatSkinningJob`]) as the reference.
 //!
+//! Morph-target weights ride along: a clip's weight tracks are sampled
+//! by [`WeightSamplingJob`] (or [`Playback::sample_weights`],
+//! [`Crowd::animate_weights`]) into a model's weight vector and mixed by
+//! [`WeightBlendingJob`]; tangents are skinned by [`TangentSkinningJob`]
+//! next to any of the position jobs.
+//!
 //! The pose jobs also run on [`SoaPose`]s, structure-of-arrays poses of
 //! eight-joint blocks ([`SoaSamplingJob`], [`SoaBlendingJob`],
 //! [`SoaLocalToModelJob`]): the same checks and results, with no transposes
@@ -25,7 +31,9 @@
 //! # Layout
 //!
 //! - `pose/`: the pose jobs and their data: `skeleton`, `transform`,
-//!   `quat`, `clip` and `timelines` (clips as built for sampling),
+//!   `quat`, `interpolation`, `clip` and `timelines` (clips as built for
+//!   sampling), `weights` and `weight_sampling`, `weight_blending` (morph
+//!   weight tracks, their sampling and blending), `crowd_weights`,
 //!   `sampling`, `blending`, `local_to_model`, `soa` (SoA poses) and
 //!   `crowd`. Each job file holds the scalar definition of its kernels.
 //! - `palette/`: skin matrices (`skin`: [`Skin`], [`PaletteSkin`]), the
@@ -34,7 +42,8 @@
 //!   GPU layouts the skinning paths call ([`write_4x3_rows`] and its
 //!   siblings), where the encoding math lives once.
 //! - `deform/`: CPU skinning (LBS, quaternion + translation, DQS jobs),
-//!   with `bind` ([`BindVertices`], [`CheckedJoints`]). Not the engine's
+//!   with `bind` ([`BindVertices`], [`CheckedJoints`]) and `tangents`
+//!   ([`TangentSkinningJob`], each job's blend for tangents). Not the engine's
 //!   GPU skinning (`crate::skin`).
 //! - `simd/`: the kernels. `select` is the one place that reads the CPU
 //!   (features, vendor, L2 size) and the environment and chooses each
@@ -60,7 +69,7 @@ mod simd;
 
 pub use deform::{
     normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
-    QuatTranslationSkinningJob, UNIT_NORMAL_TOLERANCE,
+    QuatTranslationSkinningJob, TangentPalette, TangentSkinningJob, UNIT_NORMAL_TOLERANCE,
 };
 pub use error::AnimError;
 pub use palette::skin::{PaletteSkin, Skin};
@@ -71,12 +80,15 @@ pub use palette::{
     PaletteReport, QuatTranslation, SCALE_TOLERANCE,
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
-pub use pose::clip::{Channel, Clip, Interpolation, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
+pub use pose::interpolation::Interpolation;
 pub use pose::local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use pose::quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};
 pub use pose::sampling::{Playback, PlaybackMode, SamplingContext, SamplingJob, SoaSamplingJob};
 pub use pose::skeleton::{Skeleton, MAX_JOINTS, NO_PARENT};
 pub use pose::soa::{SoaPose, SoaTransforms8, SOA_LANES};
 pub use pose::transform::Transform;
-pub use pose::weights::RawWeightTrack;
+pub use pose::weight_blending::{additive_weight_delta, WeightBlendingJob, WeightLayer};
+pub use pose::weight_sampling::WeightSamplingJob;
+pub use pose::weights::{RawWeightTrack, WeightTrackInfo};

@@ -4,7 +4,7 @@ use glam::{Affine3A, Vec3, Vec4};
 
 use crate::anim::{
     AnimError, Clip, LinearBlendJob, LocalToModelJob, PlaybackMode, SamplingContext, SamplingJob,
-    Skeleton, Skin, Transform,
+    Skeleton, Skin, Transform, WeightSamplingJob,
 };
 use crate::mesh::{MorphSet, SkinnedMesh};
 
@@ -96,6 +96,35 @@ impl Model {
             out[s.first_weight..s.first_weight + s.defaults.len()].copy_from_slice(&s.defaults);
         }
         out
+    }
+
+    /// The morph weight vector for `clip` at `time` seconds, or the
+    /// defaults for `None`: [`Model::default_morph_weights`], padded with
+    /// zeros to [`Clip::weight_count`] if the clip animates more, with the
+    /// clip's weight tracks sampled over them ([`WeightSamplingJob`]). A
+    /// one-off convenience: players keep a [`SamplingContext`].
+    pub fn morph_weights(
+        &self,
+        clip: Option<&Clip>,
+        time: f32,
+        mode: PlaybackMode,
+    ) -> Result<Vec<f32>, AnimError> {
+        let mut defaults = self.default_morph_weights();
+        let Some(clip) = clip else {
+            return Ok(defaults);
+        };
+        defaults.resize(defaults.len().max(clip.weight_count()), 0.0);
+        let mut out = vec![0.0; defaults.len()];
+        WeightSamplingJob {
+            clip,
+            context: &mut SamplingContext::new(clip),
+            time,
+            mode,
+            defaults: &defaults,
+            output: &mut out,
+        }
+        .run()?;
+        Ok(out)
     }
 
     /// Vertices of all meshes together.

@@ -8,7 +8,7 @@ mod partition;
 mod skinned_mesh;
 
 pub use influences::Influences;
-pub use morph::{MorphSet, MorphTarget, MorphTargets};
+pub use morph::{active_targets, MorphJob, MorphSet, MorphTarget, MorphTargets, MorphedVertices};
 pub use normalize::{compute_normals, normalize_influences, NormalizeReport};
 pub use partition::{partition_bones, BonePartition, MeshError};
 pub use skinned_mesh::SkinnedMesh;

@@ -1,6 +1,6 @@
 use glam::{Vec2, Vec3, Vec4};
 
-use super::{Influences, MeshError, MorphTargets};
+use super::{Influences, MeshError, MorphJob, MorphTargets, MorphedVertices};
 
 /// One skinned triangle mesh, in the bind pose's model space.
 ///
@@ -40,6 +40,41 @@ impl SkinnedMesh {
     /// Number of whole triangles in the index list.
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
+    }
+
+    /// The bind-pose positions, normals and tangents with the mesh's morph
+    /// targets applied ([`MorphJob`]), their weights taken from the model's
+    /// weight vector `model_weights` (at `morph.first_weight`). A mesh
+    /// without targets gives its own streams. Errors when the vector is too
+    /// short for the mesh's targets, or as the job does.
+    pub fn morphed(&self, model_weights: &[f32]) -> Result<MorphedVertices, MeshError> {
+        let weights = self.morph.weights(model_weights).ok_or_else(|| {
+            MeshError::Invalid(format!(
+                "mesh {:?}: morph weights {}..{} outside the {} given",
+                self.name,
+                self.morph.first_weight,
+                self.morph.first_weight + self.morph.len(),
+                model_weights.len()
+            ))
+        })?;
+        let n = self.positions.len();
+        let mut out = MorphedVertices {
+            positions: vec![Vec3::ZERO; n],
+            normals: vec![Vec3::ZERO; self.normals.len()],
+            tangents: vec![Vec4::ZERO; self.tangents.len()],
+        };
+        MorphJob {
+            targets: &self.morph.targets,
+            weights,
+            positions: &self.positions,
+            normals: &self.normals,
+            tangents: &self.tangents,
+            out_positions: &mut out.positions,
+            out_normals: &mut out.normals,
+            out_tangents: &mut out.tangents,
+        }
+        .run()?;
+        Ok(out)
     }
 
     /// Checks that the streams fit together: one normal per position, uvs

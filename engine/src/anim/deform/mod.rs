@@ -6,11 +6,13 @@ use super::{AnimError, DualQuat, QuatTranslation};
 pub(crate) use crate::anim::simd::lanes::{cofactor, Vec3x8};
 
 mod bind;
+mod tangents;
 
 pub(crate) use bind::max_joint;
 pub use bind::{BindVertices, CheckedJoints};
 #[cfg(target_arch = "x86_64")]
 use std::mem::MaybeUninit;
+pub use tangents::{TangentPalette, TangentSkinningJob};
 
 /// CPU reference linear blend skinning of positions and (optionally) normals.
 ///

@@ -2,31 +2,12 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
+use super::interpolation::Interpolation;
 use super::quat::{slerp_angle, squad_setup};
 use super::timelines::Timelines;
-use super::weights::RawWeightTrack;
+use super::weights::{build_weight_tracks, RawWeightTrack, WeightTrackInfo, WeightTracks};
 pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};
 use crate::anim::{AnimError, Skeleton, Transform};
-
-/// How a track moves between its keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Interpolation {
-    /// Hold each key's value until the next key.
-    Step,
-    /// Lerp; shortest-path slerp for rotations (glTF's LINEAR). The slerp
-    /// weights come from precomputed key angles and a sine polynomial, so it
-    /// costs little more than an nlerp and has none of its speed error.
-    Linear,
-    /// Rotations only: spherical quadrangle interpolation with Direct3D's
-    /// `D3DXQuaternionSquadSetup` control points (seed 003).
-    Squad,
-    /// glTF cubic Hermite spline with per-key in and out tangents, scaled by
-    /// the key interval; rotations normalised after evaluation.
-    CubicSpline,
-    /// The nearer of the two surrounding keys, the earlier one at exactly
-    /// half way (seed 003's rule for matrix keys).
-    Nearest,
-}
 
 /// One editable keyframe track. Times are in seconds and non-decreasing.
 /// `tangents` holds `[in, out]` per key for [`Interpolation::CubicSpline`]
@@ -307,6 +288,8 @@ pub struct Clip {
     pub(crate) matrix_batches: Vec<MatrixBatch>,
     pub(crate) solo_vec3: SoloVec3,
     pub(crate) solo_quat: SoloQuat,
+    /// Morph-weight tracks (see `weights`).
+    pub(crate) weights: WeightTracks,
     /// [`Clip::bytes`], counted once the layouts are final.
     bytes: usize,
 }
@@ -380,6 +363,7 @@ impl Clip {
     /// non-decreasing, values finite, counts consistent, joints in range, at
     /// most one track per joint, SQUAD only on rotations, tangents only on
     /// cubic splines. A whole-matrix track replaces the joint's other three.
+    /// Weight tracks are checked alike, their runs disjoint (see `weights`).
     pub fn build(raw: &RawClip, skeleton: &Skeleton) -> Result<Self, AnimError> {
         let fault = |f: String| AnimError::InvalidClip {
             clip: raw.name.clone(),
@@ -494,6 +478,8 @@ impl Clip {
                 }
             }
         }
+        let weights = build_weight_tracks(&raw.weights).map_err(fault)?;
+        duration = duration.max(weights.end);
         let rest_joints = (0..n)
             .filter(|&j| !matrix_animated[j] && !animated[j].iter().all(|&a| a))
             .map(|j| j as u16)
@@ -605,6 +591,7 @@ impl Clip {
             matrix_batches,
             solo_vec3,
             solo_quat,
+            weights,
             bytes: 0,
         };
         // Immutable from here: give back the growth room the layouts were
@@ -661,6 +648,11 @@ impl Clip {
         f(&mut q.angles);
         f(&mut q.spans);
         f(&mut q.clamped);
+        f(&mut self.weights.tracks);
+        for t in &mut self.weights.tracks {
+            f(&mut t.times);
+            f(&mut t.data);
+        }
     }
 
     /// The clip's name, from its [`RawClip`].
@@ -688,6 +680,17 @@ impl Clip {
     /// one replaces the others).
     pub fn track_infos(&self) -> &[TrackInfo] {
         &self.tracks
+    }
+
+    /// The least morph-weight vector length the clip's weight tracks need
+    /// (the largest `first + count`); 0 without weight tracks.
+    pub fn weight_count(&self) -> usize {
+        self.weights.count
+    }
+
+    /// One entry per weight track, in the raw clip's order.
+    pub fn weight_tracks(&self) -> impl ExactSizeIterator<Item = WeightTrackInfo> + '_ {
+        self.weights.infos()
     }
 
     /// Number of distinct key-time arrays among the animated tracks.

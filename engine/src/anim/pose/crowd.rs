@@ -203,6 +203,12 @@ impl Crowd {
         Ok(())
     }
 
+    /// The clips, instances and their sampling contexts, for the weight
+    /// sampling (`crowd_weights`).
+    pub(crate) fn weight_parts(&mut self) -> (&[Clip], &[CrowdInstance], &mut [SamplingContext]) {
+        (&self.clips, &self.instances, &mut self.contexts)
+    }
+
     /// Animates every instance at frame time `time` and calls
     /// `sink(instance, skinning_matrices)` once per instance, from whichever
     /// thread animated it, with one matrix per skin entry.
@@ -532,7 +538,7 @@ impl Frame<'_> {
 
 /// The instance's unwrapped clip time, already looped when it loops: in
 /// f64 so a long-running frame clock times a speed keeps its fraction.
-fn clip_time(inst: &CrowdInstance, time: f32, duration: f32) -> f32 {
+pub(crate) fn clip_time(inst: &CrowdInstance, time: f32, duration: f32) -> f32 {
     let t = f64::from(inst.time_offset) + f64::from(time) * f64::from(inst.speed);
     if inst.mode == PlaybackMode::Loop && duration > 0.0 {
         t.rem_euclid(f64::from(duration)) as f32

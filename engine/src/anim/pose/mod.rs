@@ -6,6 +6,8 @@
 pub(crate) mod blending;
 pub(crate) mod clip;
 pub(crate) mod crowd;
+pub(crate) mod crowd_weights;
+pub(crate) mod interpolation;
 pub(crate) mod local_to_model;
 pub(crate) mod quat;
 pub(crate) mod sampling;
@@ -13,4 +15,6 @@ pub(crate) mod skeleton;
 pub(crate) mod soa;
 pub(crate) mod timelines;
 pub(crate) mod transform;
+pub(crate) mod weight_blending;
+pub(crate) mod weight_sampling;
 pub(crate) mod weights;

@@ -43,10 +43,13 @@ impl PlaybackMode {
 /// `timelines`: with AVX2, short timelines are counted eight at a time
 /// and need no cursor). One context per playing instance; a context moved
 /// to another clip resizes itself, its cursors being hints that are
-/// always checked.
+/// always checked. It holds a cursor per morph-weight track too, for
+/// [`WeightSamplingJob`](crate::anim::WeightSamplingJob).
 #[derive(Clone, Debug, Default)]
 pub struct SamplingContext {
     cursors: Vec<u32>,
+    /// One key cursor per weight track of the clip.
+    weight_cursors: Vec<u32>,
     /// This sample's interval and fraction per timeline.
     interval: Vec<u32>,
     fraction: Vec<f32>,
@@ -58,9 +61,18 @@ impl SamplingContext {
         let n = clip.timelines.len();
         Self {
             cursors: vec![0; n],
+            weight_cursors: vec![0; clip.weights.len()],
             interval: vec![0; n],
             fraction: vec![0.0; n],
         }
+    }
+
+    /// The weight-track cursors, resized to `clip` if needed.
+    pub(crate) fn fit_weights(&mut self, clip: &Clip) -> &mut [u32] {
+        if self.weight_cursors.len() != clip.weights.len() {
+            self.weight_cursors = vec![0; clip.weights.len()];
+        }
+        &mut self.weight_cursors
     }
 
     fn fit(&mut self, clip: &Clip) {
@@ -75,6 +87,7 @@ impl SamplingContext {
     /// Forgets the cursors (the next sample binary-searches).
     pub fn reset(&mut self) {
         self.cursors.fill(0);
+        self.weight_cursors.fill(0);
     }
 }
 
@@ -615,7 +628,7 @@ impl Playback {
     /// The unwrapped sampling time of the play head, its own time first
     /// wrapped when looping (which keeps the f32 small however long it
     /// plays).
-    fn head(&mut self, clip: &Clip) -> f32 {
+    pub(crate) fn head(&mut self, clip: &Clip) -> f32 {
         if self.mode == PlaybackMode::Loop && clip.duration() > 0.0 {
             self.time %= clip.duration();
         }
