@@ -488,6 +488,110 @@ fn weight_channels_become_tracks_over_their_node_set() {
     assert_eq!(ch[3][0].weights, Some(0..3));
 }
 
+fn assert_close(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() < 1e-5,
+            "{what}[{i}]: {got:?}, expected {want:?}"
+        );
+    }
+}
+
+/// The spec's cubic Hermite spline between keys `(t0, v0, out-tangent b0)`
+/// and `(t1, v1, in-tangent a1)` at `t`: tangents scaled by `t1 - t0`.
+fn hermite(t0: f32, v0: f32, b0: f32, t1: f32, v1: f32, a1: f32, t: f32) -> f32 {
+    let td = t1 - t0;
+    let u = (t - t0) / td;
+    let (u2, u3) = (u * u, u * u * u);
+    (2. * u3 - 3. * u2 + 1.) * v0
+        + (u3 - 2. * u2 + u) * td * b0
+        + (-2. * u3 + 3. * u2) * v1
+        + (u3 - u2) * td * a1
+}
+
+#[test]
+fn sampled_weights_follow_the_keys() {
+    use vkskin::anim::PlaybackMode;
+    let s = Spec::default();
+    let (m, _) = load(&good()).unwrap();
+    let at = |clip: usize, t: f32| {
+        m.morph_weights(Some(&m.clips[clip]), t, PlaybackMode::Clamp)
+            .unwrap()
+    };
+    let key = |v: &[f32], k: usize| v[k * 3..k * 3 + 3].to_vec();
+    // The tracks as built: one per clip, over the node's run.
+    let tracks: Vec<_> = m.clips[2].weight_tracks().collect();
+    assert_eq!(tracks.len(), 1);
+    assert_eq!(
+        (tracks[0].first, tracks[0].count, tracks[0].keys),
+        (0, 3, 2)
+    );
+    assert_eq!(m.clips[1].weight_tracks().next().unwrap().first, 3);
+    for clip in &m.clips {
+        assert_eq!(
+            clip.weight_count(),
+            clip.weight_tracks().map(|t| t.first + 3).max().unwrap()
+        );
+    }
+
+    // STEP on node 0 holds each key until the next; node 3 keeps its
+    // defaults (mesh.weights).
+    for (t, k) in [
+        (0.0, 0),
+        (0.5, 0),
+        (1.0, 1),
+        (1.5, 1),
+        (1.99, 1),
+        (2.0, 2),
+        (5.0, 2),
+    ] {
+        let w = at(0, t);
+        assert_close(&format!("step at {t}"), &w[..3], &key(&s.step_values, k));
+        assert_close(&format!("step at {t}"), &w[3..], &s.mesh_weights);
+    }
+    // LINEAR on node 3 over 0..2 s; node 0 keeps node.weights.
+    let (k0, k1) = (key(&s.linear_values, 0), key(&s.linear_values, 1));
+    for t in [0.0f32, 0.5, 1.0, 2.0] {
+        let u = t / 2.0;
+        let want: Vec<f32> = k0.iter().zip(&k1).map(|(a, b)| a + (b - a) * u).collect();
+        let w = at(1, t);
+        assert_close(&format!("linear at {t}"), &w[3..], &want);
+        assert_close(&format!("linear at {t}"), &w[..3], &s.node_weights);
+    }
+    // CUBICSPLINE on node 0, keys at 1 and 3 s: per key in-tangents,
+    // values, out-tangents of three weights each.
+    let o = &s.cubic_output;
+    let (v0, b0) = (&o[3..6], &o[6..9]);
+    let (a1, v1) = (&o[9..12], &o[12..15]);
+    for t in [1.0f32, 1.5, 2.0, 2.75, 3.0] {
+        let want: Vec<f32> = (0..3)
+            .map(|c| hermite(1., v0[c], b0[c], 3., v1[c], a1[c], t))
+            .collect();
+        assert_close(&format!("cubic at {t}"), &at(2, t)[..3], &want);
+    }
+    // Before the first key: the first value.
+    assert_close("cubic at 0", &at(2, 0.0)[..3], v0);
+    // At the midpoint u = 0.5, by hand: (v0 + v1) / 2 + td/8 (b0 - a1).
+    let mid: Vec<f32> = (0..3)
+        .map(|c| 0.5 * (v0[c] + v1[c]) + 2.0 / 8.0 * (b0[c] - a1[c]))
+        .collect();
+    assert_close("cubic midpoint", &at(2, 2.0)[..3], &mid);
+    // Normalised bytes: c / 255, linear between the keys at 0 and 1 s.
+    let n: Vec<f32> = s.unorm_output.iter().map(|&b| b as f32 / 255.0).collect();
+    assert_close("unorm at 0", &at(3, 0.0)[..3], &n[..3]);
+    assert_close("unorm at 1", &at(3, 1.0)[..3], &n[3..]);
+    let half: Vec<f32> = (0..3).map(|c| 0.5 * (n[c] + n[c + 3])).collect();
+    assert_close("unorm at 0.5", &at(3, 0.5)[..3], &half);
+    // No clip: the defaults.
+    let mut defaults = s.node_weights.clone();
+    defaults.extend_from_slice(&s.mesh_weights);
+    assert_eq!(
+        m.morph_weights(None, 0.0, PlaybackMode::Clamp).unwrap(),
+        defaults
+    );
+}
+
 /// Asserts `e` is a `kind` fault at `place` whose text names the file.
 fn expect(e: &LoadError, kind: FaultKind, place: &str) {
     assert_eq!(e.kind, kind, "{e}");
