@@ -261,25 +261,20 @@ fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
                 t.end
             );
         }
-        let weight_channels = info
-            .and_then(|inf| inf.clip_channels.get(i))
-            .into_iter()
-            .flatten()
-            .filter_map(|ch| ch.weights.clone().map(|w| (ch, w)));
-        for (ch, w) in weight_channels {
+        for w in c.weight_tracks() {
+            let set = model
+                .morph_sets
+                .iter()
+                .find(|set| set.first_weight == w.first)
+                .map_or(String::new(), |set| format!(" (set {:?})", set.name));
             let _ = writeln!(
                 s,
-                "      morph weights of node {}: first {}, count {}, {} keys {:?}, {:.3}..{:.3} s",
-                ch.node,
-                w.start,
-                w.len(),
-                ch.keys,
-                ch.interpolation,
-                ch.start,
-                ch.end
+                "      morph weights{set}: first {}, count {}, {} keys {:?}, {:.3}..{:.3} s",
+                w.first, w.count, w.keys, w.interpolation, w.start, w.end
             );
         }
     }
+
     let _ = writeln!(s, "\nmaterials: {}", model.materials.len());
     for (i, m) in model.materials.iter().enumerate() {
         let tex = match &m.texture {

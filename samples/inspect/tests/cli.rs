@@ -247,7 +247,7 @@ fn lists_morph_targets_sets_and_weight_channels() {
         "[1] \"side\": POSITION, sparse",
         "morph weight sets: 1 (2 weights)",
         "[0] \"blob\": weights 0..2, defaults [0.25, 0.5]",
-        "morph weights of node 0: first 0, count 2, 2 keys Linear, 0.000..1.000 s",
+        "morph weights (set \"blob\"): first 0, count 2, 2 keys Linear, 0.000..1.000 s",
     ] {
         assert!(out.contains(needle), "{needle:?} missing in\n{out}");
     }
