@@ -712,6 +712,10 @@ fn malformed_default_weights() {
         FaultKind::Count,
         "nodes[0].weights",
     );
+    // Weights on a node whose mesh has no targets.
+    let json = edit(&good(), r#"{"mesh":1}"#, r#"{"mesh":1,"weights":[1.0]}"#);
+    let e = expect_err(&json, FaultKind::Count, "nodes[4].weights");
+    assert!(e.message.contains("0 morph targets"), "{e}");
 }
 
 #[test]
