@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Seed corpora for the .x fuzz targets, from the test assets (not part of
-this repository: ASSETS_DIR, else $VKSKIN_ASSETS; see docs/testing.md).
+this repository: ASSETS_DIR, else $VKSKIN_ASSETS; see docs/testing.md),
+and the hand-written glTF seeds of gltf_import (morph targets and weight
+channels, which the shared assets lack).
 
     python3 fuzz/make_corpus.py [ASSETS_DIR]
 
-Writes fuzz/corpus/x_text and fuzz/corpus/x_binary (git-ignored). Seeds are
+Writes fuzz/corpus/x_text, fuzz/corpus/x_binary and the written seeds of
+fuzz/corpus/gltf_import (all git-ignored). Seeds are
 kept under 64 KiB (the fuzz runs use -max_len=65536): the small real files
 whole, slices of the big ones, and a hand-written scene that uses every
 object the loader reads (frames, n-gons, per-corner normals, materials and
 references, skin weights, every key type, options, tick rates), also
 converted to binary tokens.
 """
+import base64
+import json
 import os
 import re
 import struct
@@ -160,6 +165,88 @@ def inflate(file):
     return bytes(out)
 
 
+def gltf_morph_seed():
+    """A small .gltf (data-URI buffer) using every morph-target feature the
+    loader reads: a skinned quad with NORMAL and TANGENT, three targets
+    (dense POSITION and NORMAL, sparse POSITION over a buffer view, TANGENT
+    over zeros with sparse values), a second primitive of points, target
+    names, mesh and node weights, two nodes sharing the mesh, and weight
+    channels with STEP, LINEAR (normalised bytes) and CUBICSPLINE keys."""
+    buf = bytearray()
+    views = []
+    accessors = []
+
+    def view(data):
+        while len(buf) % 4:
+            buf.append(0)
+        views.append({"buffer": 0, "byteOffset": len(buf), "byteLength": len(data)})
+        buf.extend(data)
+        return len(views) - 1
+
+    def floats(v, type_, comps):
+        accessors.append({"bufferView": view(struct.pack("<%df" % len(v), *v)),
+                          "componentType": 5126, "count": len(v) // comps, "type": type_})
+        return len(accessors) - 1
+
+    def sparse(base, count, indices, values):
+        acc = {"componentType": 5126, "count": count, "type": "VEC3",
+               "sparse": {"count": len(indices),
+                          "indices": {"bufferView": view(struct.pack("<%dH" % len(indices), *indices)),
+                                      "componentType": 5123},
+                          "values": {"bufferView": view(struct.pack("<%df" % len(values), *values))}}}
+        if base is not None:
+            acc["bufferView"] = view(struct.pack("<%df" % len(base), *base))
+        accessors.append(acc)
+        return len(accessors) - 1
+
+    quad = [0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]
+    pos = floats(quad, "VEC3", 3)
+    nrm = floats([0, 0, 1] * 4, "VEC3", 3)
+    tan = floats([1, 0, 0, 1] * 2 + [0, 1, 0, -1] * 2, "VEC4", 4)
+    accessors.append({"bufferView": view(bytes([0, 1, 0, 0] * 4)), "componentType": 5121,
+                      "count": 4, "type": "VEC4"})
+    joints = len(accessors) - 1
+    weights = floats([0.5, 0.5, 0, 0] * 4, "VEC4", 4)
+    t0p = floats([0.1, 0, 0] * 4, "VEC3", 3)
+    t0n = floats([0, 0.1, 0] * 4, "VEC3", 3)
+    t1 = sparse([1, 1, 1] * 4, 4, [1, 3], [5, 6, 7, 8, 9, 10])
+    t2 = sparse(None, 4, [2], [0, 0.5, 0])
+    step_in = floats([0, 1], "SCALAR", 1)
+    step_out = floats([0, 1, 0.5, 1, 0, -1], "SCALAR", 1)
+    cub_out = floats([0, 0, 0, 0, 1, 0.5, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0], "SCALAR", 1)
+    accessors.append({"bufferView": view(bytes([0, 255, 51, 255, 0, 102])), "componentType": 5121,
+                      "normalized": True, "count": 6, "type": "SCALAR"})
+    unorm = len(accessors) - 1
+    ibm = floats([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] * 2, "VEC4", 4)
+    accessors[ibm].update(count=2, type="MAT4")
+    doc = {
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": len(buf),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(buf)).decode()}],
+        "bufferViews": views,
+        "accessors": accessors,
+        "meshes": [{"name": "face", "weights": [0.1, 0.2, 0.3],
+                    "extras": {"targetNames": ["smile", "blink", "twist"]},
+                    "primitives": [
+                        {"attributes": {"POSITION": pos, "NORMAL": nrm, "TANGENT": tan,
+                                        "JOINTS_0": joints, "WEIGHTS_0": weights},
+                         "mode": 5,
+                         "targets": [{"POSITION": t0p, "NORMAL": t0n}, {"POSITION": t1}, {"TANGENT": t2}]},
+                        {"attributes": {"POSITION": pos}, "mode": 0, "targets": [{}, {}, {}]}]}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        "nodes": [{"name": "body", "mesh": 0, "skin": 0, "weights": [0.5, -0.25, 1.5]},
+                  {"children": [2]}, {"translation": [0, 1, 0]}, {"mesh": 0}],
+        "animations": [
+            {"name": "step", "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+             "samplers": [{"input": step_in, "output": step_out, "interpolation": "STEP"}]},
+            {"name": "mix", "channels": [{"sampler": 0, "target": {"node": 3, "path": "weights"}},
+                                         {"sampler": 1, "target": {"node": 0, "path": "weights"}}],
+             "samplers": [{"input": step_in, "output": unorm},
+                          {"input": step_in, "output": cub_out, "interpolation": "CUBICSPLINE"}]}],
+    }
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
 def write(dir_, name, data):
     os.makedirs(dir_, exist_ok=True)
     with open(os.path.join(dir_, name), "wb") as f:
@@ -205,6 +292,7 @@ def main():
     anim = bat.index(b"AnimationSet")
     write(bin_dir, "bat_anim_file", b"\x03" + read("bat.x")[:MAX])
     write(bin_dir, "tiny_4anim_anim", b"\x00" + to_binary(tiny_anim)[16:])
+    write(os.path.join(HERE, "corpus", "gltf_import"), "morph_targets.gltf", gltf_morph_seed())
     print("corpora in", os.path.join(HERE, "corpus"))
 
 

@@ -423,6 +423,87 @@ fn inverse_bind_matrix_not_affine() {
     );
 }
 
+/// Animation_Skin_01's JSON with every `(from, to)` edit applied once
+/// (each must change it).
+fn skin01_edited(edits: &[(&str, &str)]) -> Option<(PathBuf, String)> {
+    let (p, text) = asset_bytes(SKIN_01)?;
+    let mut text = String::from_utf8(text).unwrap();
+    for (from, to) in edits {
+        let edited = text.replacen(from, to, 1);
+        assert_ne!(edited, text, "pattern {from:?} not found");
+        text = edited;
+    }
+    Some((p, text))
+}
+
+#[test]
+fn morph_targets_on_a_real_asset() {
+    // The colours accessor (1: VEC3, 6 elements) as a target's position
+    // deltas loads, and the deltas are the colours of the .bin (bytes
+    // 72..144).
+    let target = (
+        r#""indices": 2,"#,
+        r#""targets": [{"POSITION": 1}], "indices": 2,"#,
+    );
+    let Some((p, text)) = skin01_edited(&[target]) else {
+        return;
+    };
+    let m = load(&p, text.as_bytes(), p.parent()).unwrap();
+    let bin = std::fs::read(p.with_extension("bin")).unwrap();
+    let colours: Vec<f32> = bin[72..144]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let deltas: Vec<f32> = m.meshes[0].morph.targets[0]
+        .positions
+        .iter()
+        .flat_map(|d| d.to_array())
+        .collect();
+    assert_eq!(deltas, colours);
+    assert_eq!(m.morph_sets.len(), 1);
+    assert_eq!(m.morph_sets[0].name, "plane");
+    // The indices (SCALAR) as deltas.
+    edited_skin01(
+        "\"indices\": 2,",
+        "\"targets\": [{\"NORMAL\": 2}], \"indices\": 2,",
+        FaultKind::Invalid,
+        item("meshes[0].primitives[0].targets[0].NORMAL"),
+    );
+    // Two mesh weights for one target.
+    let Some((p, text)) = skin01_edited(&[
+        target,
+        (
+            "\"primitives\": [",
+            "\"weights\": [0, 1], \"primitives\": [",
+        ),
+    ]) else {
+        return;
+    };
+    expect_err(
+        &p,
+        text.as_bytes(),
+        p.parent(),
+        FaultKind::Count,
+        item("meshes[0].weights"),
+    );
+    // The rotation channel retargeted at node 0's weights: its VEC4 output
+    // is not weights.
+    let retarget = (
+        "\"node\": 2,\n            \"path\": \"rotation\"",
+        "\"node\": 0, \"path\": \"weights\"",
+    );
+    let Some((p, text)) = skin01_edited(&[target, retarget]) else {
+        return;
+    };
+    expect_err(
+        &p,
+        text.as_bytes(),
+        p.parent(),
+        FaultKind::Invalid,
+        item("animations[0].channels[0]"),
+    );
+}
+
 /// A small deterministic generator for the corruption sweep.
 struct Lcg(u64);
 impl Lcg {

@@ -1,6 +1,7 @@
-//! `inspect FILE`: prints a model — joint tree, skins, meshes, influence
-//! histogram, clips with key counts and interpolations, materials, loader
-//! warnings.
+//! `inspect FILE`: prints a model — joint tree, skins, meshes with their
+//! morph targets, morph weight sets, influence histogram, clips with key
+//! counts and interpolations (and their morph-weight channels), materials,
+//! loader warnings.
 //!
 //! `inspect FILE --dump-skinned [--clip C] [--time T] [--path P] --out F.json`
 //! writes the skinned model-space positions and normals of every mesh
@@ -211,12 +212,29 @@ fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
             m.influences.per_vertex,
             m.material.map_or("-".to_string(), |x| x.to_string())
         );
+        describe_morph(&mut s, model, m);
         for v in 0..m.influences.vertex_count() {
             let (_, w) = m.influences.vertex(v);
             *histogram
                 .entry(w.iter().filter(|&&x| x > 0.0).count())
                 .or_default() += 1;
         }
+    }
+    let _ = writeln!(
+        s,
+        "\nmorph weight sets: {} ({} weights)",
+        model.morph_sets.len(),
+        model.morph_weight_count()
+    );
+    for (i, set) in model.morph_sets.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  [{i}] {:?}: weights {}..{}, defaults {:?}",
+            set.name,
+            set.first_weight,
+            set.first_weight + set.defaults.len(),
+            set.defaults
+        );
     }
     let _ = writeln!(s, "\ninfluences per vertex (after normalisation):");
     for (k, n) in &histogram {
@@ -243,7 +261,20 @@ fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
                 t.end
             );
         }
+        for w in c.weight_tracks() {
+            let set = model
+                .morph_sets
+                .iter()
+                .find(|set| set.first_weight == w.first)
+                .map_or(String::new(), |set| format!(" (set {:?})", set.name));
+            let _ = writeln!(
+                s,
+                "      morph weights{set}: first {}, count {}, {} keys {:?}, {:.3}..{:.3} s",
+                w.first, w.count, w.keys, w.interpolation, w.start, w.end
+            );
+        }
     }
+
     let _ = writeln!(s, "\nmaterials: {}", model.materials.len());
     for (i, m) in model.materials.iter().enumerate() {
         let tex = match &m.texture {
@@ -265,6 +296,47 @@ fn describe(model: &Model, info: Option<&GltfInfo>) -> String {
         let _ = writeln!(s, "  {w}");
     }
     s
+}
+
+/// A mesh's morph targets, one line each: name, attributes, storage.
+fn describe_morph(s: &mut String, model: &Model, m: &vkskin::mesh::SkinnedMesh) {
+    if m.morph.is_empty() {
+        return;
+    }
+    let set = model.morph_sets.iter().find(|set| {
+        set.first_weight == m.morph.first_weight && set.defaults.len() == m.morph.len()
+    });
+    let _ = writeln!(
+        s,
+        "      morph targets: {}, weights from {}{}",
+        m.morph.len(),
+        m.morph.first_weight,
+        set.map_or(String::new(), |set| format!(" (set {:?})", set.name))
+    );
+    for (t, target) in m.morph.targets.iter().enumerate() {
+        let attrs: Vec<&str> = [
+            ("POSITION", &target.positions),
+            ("NORMAL", &target.normals),
+            ("TANGENT", &target.tangents),
+        ]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(a, _)| *a)
+        .collect();
+        let name = set
+            .and_then(|set| set.target_names.get(t))
+            .map_or("", |n| n.as_str());
+        let _ = writeln!(
+            s,
+            "        [{t}] {name:?}: {}, {}",
+            if attrs.is_empty() {
+                "no attributes".to_string()
+            } else {
+                attrs.join(" ")
+            },
+            if target.sparse { "sparse" } else { "dense" }
+        );
+    }
 }
 
 #[derive(Serialize)]

@@ -197,3 +197,58 @@ fn load_errors_are_reported_not_panicked() {
     assert!(!ok);
     assert!(err.contains("bad.glb: byte 8:"), "{err}");
 }
+
+#[test]
+fn lists_morph_targets_sets_and_weight_channels() {
+    // A triangle with two targets (dense position and normal deltas; sparse
+    // positions over zeros), named, on node "blob", and a LINEAR weight
+    // clip of two keys; written here, with its buffer beside it.
+    let dir = std::env::temp_dir().join(format!("inspect_morph_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let floats: [f32; 26] = [
+        0., 0., 0., 1., 0., 0., 0., 1., 0., // positions, 0..36
+        0., 0., 1., 0., 0., 1., 0., 0., 1., // target 0 deltas, 36..72
+        0., 0., 0.5, // sparse value, 72..84
+        0., 1., // key times, 84..92
+        0., 0., 1., // unused, 92..104
+    ];
+    let mut bin: Vec<u8> = floats.iter().flat_map(|x| x.to_le_bytes()).collect();
+    bin.extend_from_slice(&2u16.to_le_bytes()); // sparse index, 104..106
+    bin.extend_from_slice(&[0, 0]);
+    for w in [0f32, 0., 1., 0.5] {
+        bin.extend_from_slice(&w.to_le_bytes()); // weights, 108..124
+    }
+    std::fs::write(dir.join("m.bin"), &bin).unwrap();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"uri":"m.bin","byteLength":{}}}],
+        "bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":36}},
+            {{"buffer":0,"byteOffset":72,"byteLength":12}},{{"buffer":0,"byteOffset":84,"byteLength":8}},
+            {{"buffer":0,"byteOffset":104,"byteLength":2}},{{"buffer":0,"byteOffset":108,"byteLength":16}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}},
+            {{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3"}},
+            {{"componentType":5126,"count":3,"type":"VEC3","sparse":{{"count":1,"indices":{{"bufferView":4,"componentType":5123}},"values":{{"bufferView":2}}}}}},
+            {{"bufferView":3,"componentType":5126,"count":2,"type":"SCALAR"}},
+            {{"bufferView":5,"componentType":5126,"count":4,"type":"SCALAR"}}],
+        "meshes":[{{"name":"tri","extras":{{"targetNames":["up","side"]}},"primitives":[{{"attributes":{{"POSITION":0}},
+            "targets":[{{"POSITION":1,"NORMAL":1}},{{"POSITION":2}}]}}]}}],
+        "nodes":[{{"name":"blob","mesh":0,"weights":[0.25,0.5]}}],
+        "animations":[{{"name":"pulse","channels":[{{"sampler":0,"target":{{"node":0,"path":"weights"}}}}],
+            "samplers":[{{"input":3,"output":4}}]}}]}}"#,
+        bin.len()
+    );
+    let file = dir.join("morph.gltf");
+    std::fs::write(&file, json).unwrap();
+    let (ok, out, err) = inspect(&[file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    for needle in [
+        "morph targets: 2, weights from 0 (set \"blob\")",
+        "[0] \"up\": POSITION NORMAL, dense",
+        "[1] \"side\": POSITION, sparse",
+        "morph weight sets: 1 (2 weights)",
+        "[0] \"blob\": weights 0..2, defaults [0.25, 0.5]",
+        "morph weights (set \"blob\"): first 0, count 2, 2 keys Linear, 0.000..1.000 s",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing in\n{out}");
+    }
+}

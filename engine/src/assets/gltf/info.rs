@@ -29,6 +29,10 @@ pub struct GltfInfo {
     pub mesh_sources: Vec<MeshSource>,
     /// One entry per `Model::clips` entry: the channels read into it.
     pub clip_channels: Vec<Vec<ChannelInfo>>,
+    /// Index into `Model::morph_sets` of each node's morph weights
+    /// (`morph_set_of_node[node]`): `Some` for the nodes that instance a
+    /// mesh with morph targets.
+    pub morph_set_of_node: Vec<Option<usize>>,
 }
 
 /// One animation channel as read: what it drives and how many keys it has.
@@ -38,8 +42,11 @@ pub struct ChannelInfo {
     pub node: usize,
     /// Skeleton joint of `node`.
     pub joint: usize,
-    /// `"translation"`, `"rotation"` or `"scale"`.
+    /// `"translation"`, `"rotation"`, `"scale"` or `"weights"`.
     pub path: &'static str,
+    /// For a `"weights"` channel, the run of the model's morph weight
+    /// vector it animates (the node's `MorphSet`); `None` otherwise.
+    pub weights: Option<std::ops::Range<usize>>,
     /// Number of keys.
     pub keys: usize,
     /// The sampler's interpolation.

@@ -1,14 +1,15 @@
-//! Mesh primitives into [`SkinnedMesh`]es: triangles, normals, texture
-//! coordinates and every `JOINTS_n`/`WEIGHTS_n` set.
+//! Mesh primitives into [`SkinnedMesh`]es: triangles, normals, tangents,
+//! texture coordinates, every `JOINTS_n`/`WEIGHTS_n` set and the morph
+//! targets; and each mesh's morph description ([`MeshMorph`]).
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 use gltf::json::accessor::{ComponentType, Type};
 use gltf::json::mesh::{Mode, Semantic};
 use gltf::json::validation::Checked;
 
-use super::super::{FaultKind, LoadError};
+use super::super::{FaultKind, LoadError, Place};
 use super::ctx::Ctx;
-use crate::mesh::{compute_normals, normalize_influences, Influences};
+use crate::mesh::{compute_normals, normalize_influences, Influences, MorphTarget};
 
 /// A primitive as read once, shared by every node that instances its mesh.
 pub(super) struct Primitive {
@@ -16,12 +17,16 @@ pub(super) struct Primitive {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
     pub uvs: Vec<Vec2>,
+    /// Unit tangents with their sign in `w`; empty without `TANGENT`.
+    pub tangents: Vec<Vec4>,
     pub indices: Vec<u32>,
     /// Normalised influences, when the primitive has `JOINTS_0`/`WEIGHTS_0`.
     pub influences: Option<Influences>,
     /// Largest joint index with a non-zero weight, and the attribute naming it.
     pub max_joint: Option<(u32, String)>,
     pub material: Option<usize>,
+    /// The morph targets (dense deltas), in the file's order.
+    pub targets: Vec<MorphTarget>,
 }
 
 impl Primitive {
@@ -29,7 +34,149 @@ impl Primitive {
     pub fn footprint(&self) -> u64 {
         let v = self.positions.len() as u64;
         let k = self.influences.as_ref().map_or(1, |i| i.per_vertex) as u64;
-        v * (12 + 12 + 8 + k * 6) + self.indices.len() as u64 * 4
+        let deltas: u64 = self
+            .targets
+            .iter()
+            .map(|t| (t.positions.len() + t.normals.len() + t.tangents.len()) as u64 * 12)
+            .sum();
+        let targets = self.targets.len() as u64 * std::mem::size_of::<MorphTarget>() as u64;
+        v * (12 + 12 + 8 + k * 6)
+            + self.tangents.len() as u64 * 16
+            + self.indices.len() as u64 * 4
+            + deltas
+            + targets
+    }
+}
+
+/// What a mesh's primitives share about morph targets: how many, their
+/// names (`extras.targetNames`) and the mesh's default weights.
+#[derive(Clone, Debug, Default)]
+pub(super) struct MeshMorph {
+    /// Targets of every primitive (they must agree).
+    pub count: usize,
+    /// One name per target, empty strings where the file names none.
+    pub names: Vec<String>,
+    /// `mesh.weights`, else zeros; `count` long.
+    pub defaults: Vec<f32>,
+}
+
+/// Checks mesh `m`'s morph targets across its primitives (every primitive,
+/// drawn or not, must have as many) and reads its weights and target names.
+pub(super) fn mesh_morph(ctx: &mut Ctx<'_>, m: usize) -> Result<MeshMorph, LoadError> {
+    let root = ctx.root;
+    let Some(mesh) = root.meshes.get(m) else {
+        return Ok(MeshMorph::default());
+    };
+    let item = format!("meshes[{m}]");
+    let counts: Vec<usize> = mesh
+        .primitives
+        .iter()
+        .map(|p| p.targets.as_ref().map_or(0, |t| t.len()))
+        .collect();
+    let count = counts.first().copied().unwrap_or(0);
+    if let Some(p) = counts.iter().position(|&c| c != count) {
+        return Err(ctx.err(
+            &item,
+            FaultKind::Count,
+            format!(
+                "primitives[0] has {count} morph targets but primitives[{p}] has {}; every primitive of a mesh must have the same number",
+                counts[p]
+            ),
+        ));
+    }
+    let defaults = match &mesh.weights {
+        Some(w) => {
+            weights_checked(ctx, &format!("{item}.weights"), w, count)?;
+            w.clone()
+        }
+        None => {
+            ctx.charge(count as u64 * 4, &item)?;
+            vec![0.0; count]
+        }
+    };
+    let names = target_names(ctx, &item, mesh.extras.as_deref(), count)?;
+    Ok(MeshMorph {
+        count,
+        names,
+        defaults,
+    })
+}
+
+/// Checks a `weights` array (of a mesh or node): `count` finite values.
+pub(super) fn weights_checked(
+    ctx: &Ctx<'_>,
+    item: &str,
+    w: &[f32],
+    count: usize,
+) -> Result<(), LoadError> {
+    if w.len() != count {
+        return Err(ctx.err(
+            item,
+            FaultKind::Count,
+            format!(
+                "{} weights, but the mesh has {count} morph targets",
+                w.len()
+            ),
+        ));
+    }
+    if let Some(i) = w.iter().position(|x| !x.is_finite()) {
+        return Err(ctx.err(
+            item,
+            FaultKind::NonFinite,
+            format!("weight {i} is {}", w[i]),
+        ));
+    }
+    Ok(())
+}
+
+/// `extras.targetNames` of a mesh: `count` strings, or `count` empty ones
+/// (with a warning when the file's list is not usable).
+fn target_names(
+    ctx: &mut Ctx<'_>,
+    item: &str,
+    extras: Option<&gltf::json::extras::RawValue>,
+    count: usize,
+) -> Result<Vec<String>, LoadError> {
+    let unnamed = |ctx: &mut Ctx<'_>| -> Result<Vec<String>, LoadError> {
+        ctx.charge(count as u64 * std::mem::size_of::<String>() as u64, item)?;
+        Ok(vec![String::new(); count])
+    };
+    let Some(raw) = extras else {
+        return unnamed(ctx);
+    };
+    #[derive(serde::Deserialize)]
+    struct Extras {
+        #[serde(rename = "targetNames")]
+        target_names: Option<serde_json::Value>,
+    }
+    let names = match serde_json::from_str::<Extras>(raw.get()) {
+        Ok(Extras {
+            target_names: Some(v),
+        }) => v,
+        // Extras of another shape (not an object, say) are the
+        // application's business; no names.
+        _ => return unnamed(ctx),
+    };
+    let list: Option<Vec<String>> = names.as_array().and_then(|a| {
+        a.iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+    });
+    match list {
+        Some(list) if list.len() == count => Ok(list),
+        Some(list) => {
+            ctx.warn(format!(
+                "{item}.extras.targetNames: {} names for {count} morph targets; names ignored",
+                list.len()
+            ));
+            unnamed(ctx)
+        }
+        None => {
+            ctx.warn(format!(
+                "{item}.extras.targetNames: not an array of strings; names ignored"
+            ));
+            unnamed(ctx)
+        }
     }
 }
 
@@ -69,9 +216,6 @@ pub(super) fn read_primitive(
         ));
         return Ok(None);
     }
-    if prim.targets.as_ref().is_some_and(|t| !t.is_empty()) {
-        ctx.warn(format!("{item} ({name}): morph targets ignored"));
-    }
     let attr = |s: Semantic| prim.attributes.get(&Checked::Valid(s)).map(|a| a.value());
     let Some(pos) = attr(Semantic::Positions) else {
         return Err(ctx.err(&item, FaultKind::MissingReference, "no POSITION attribute"));
@@ -106,6 +250,20 @@ pub(super) fn read_primitive(
             )
         }
         None => None,
+    };
+    let tangents = match attr(Semantic::Tangents) {
+        Some(a) => {
+            let (raw, lay) = ctx.read_floats(a, &from("TANGENT"), &[Type::Vec4])?;
+            same_count(ctx, "TANGENT", lay.count)?;
+            raw.chunks_exact(4)
+                .map(|c| {
+                    let xyz = Vec3::from_slice(c).try_normalize().unwrap_or(Vec3::X);
+                    // The spec's w is +1 or -1; keep only its sign.
+                    xyz.extend(if c[3] < 0.0 { -1.0 } else { 1.0 })
+                })
+                .collect()
+        }
+        None => Vec::new(),
     };
     let uvs = match attr(Semantic::TexCoords(0)) {
         Some(a) => {
@@ -155,16 +313,103 @@ pub(super) fn read_primitive(
         other => other.map(|m| m.value()),
     };
     let (influences, max_joint) = read_influences(ctx, &item, &name, prim, n)?;
+    let targets = read_targets(ctx, &item, prim, n)?;
     Ok(Some(Primitive {
         name,
         positions,
         normals,
         uvs,
+        tangents,
         indices,
         influences,
         max_joint,
         material,
+        targets,
     }))
+}
+
+/// The primitive's morph targets: per target, its `POSITION`, `NORMAL` and
+/// `TANGENT` deltas (VEC3, one per vertex, finite), dense.
+fn read_targets(
+    ctx: &mut Ctx<'_>,
+    item: &str,
+    prim: &gltf::json::mesh::Primitive,
+    n: usize,
+) -> Result<Vec<MorphTarget>, LoadError> {
+    let Some(targets) = prim.targets.as_ref() else {
+        return Ok(Vec::new());
+    };
+    ctx.charge(
+        targets.len() as u64 * std::mem::size_of::<MorphTarget>() as u64,
+        item,
+    )?;
+    let mut out = Vec::with_capacity(targets.len());
+    for (t, target) in targets.iter().enumerate() {
+        let mut read = MorphTarget::default();
+        for (attr, acc) in [
+            ("POSITION", target.positions),
+            ("NORMAL", target.normals),
+            ("TANGENT", target.tangents),
+        ] {
+            let Some(acc) = acc.map(|a| a.value()) else {
+                continue;
+            };
+            let from = format!("{item}.targets[{t}].{attr}");
+            let deltas = read_deltas(ctx, acc, &from, n)?;
+            read.sparse |= ctx
+                .root
+                .accessors
+                .get(acc)
+                .is_some_and(|a| a.sparse.is_some());
+            match attr {
+                "POSITION" => read.positions = deltas,
+                "NORMAL" => read.normals = deltas,
+                _ => read.tangents = deltas,
+            }
+        }
+        out.push(read);
+    }
+    Ok(out)
+}
+
+/// One target attribute: accessor `acc` as `n` finite VEC3 deltas. Its type
+/// and count are checked before anything is read; faults name `from`.
+fn read_deltas(
+    ctx: &mut Ctx<'_>,
+    acc: usize,
+    from: &str,
+    n: usize,
+) -> Result<Vec<Vec3>, LoadError> {
+    let lay = ctx.layout(acc, from)?;
+    if lay.kind != Type::Vec3 {
+        return Err(ctx.err(
+            from,
+            FaultKind::Invalid,
+            format!(
+                "accessors[{acc}] is {}, but morph target deltas are VEC3",
+                super::accessor::type_name(lay.kind)
+            ),
+        ));
+    }
+    if lay.count != n {
+        return Err(ctx.err(
+            from,
+            FaultKind::Count,
+            format!(
+                "accessors[{acc}] has {} elements, but POSITION has {n}",
+                lay.count
+            ),
+        ));
+    }
+    let (raw, _) = ctx.read_floats(acc, from, &[Type::Vec3]).map_err(|mut e| {
+        // A non-finite delta is named at the target, the accessor in words.
+        if e.kind == FaultKind::NonFinite {
+            e.message = format!("accessors[{acc}]: {}", e.message);
+            e.place = Place::Item(from.to_string());
+        }
+        e
+    })?;
+    Ok(raw.chunks_exact(3).map(Vec3::from_slice).collect())
 }
 
 /// Triangle lists from lists, strips and fans (the spec's vertex orders,

@@ -30,9 +30,22 @@
 //!   node's own transform is ignored, as the spec says; positions and normals
 //!   stay in the mesh's space (the skin's bind space). Strips and fans become
 //!   triangle lists; points and lines are skipped with a warning; absent
-//!   indices mean `0..n`; absent normals are computed. A primitive of a
-//!   skinned node without `JOINTS_0` is bound rigidly to its node, with a
+//!   indices mean `0..n`; absent normals are computed; `TANGENT` (VEC4) is
+//!   kept with `xyz` normalised and `w` reduced to its sign. A primitive of
+//!   a skinned node without `JOINTS_0` is bound rigidly to its node, with a
 //!   warning.
+//! * **Morph targets**: each primitive's `targets` (`POSITION`, `NORMAL`,
+//!   `TANGENT` deltas, VEC3, one per vertex, finite) become
+//!   `SkinnedMesh::morph` as dense deltas (`sparse` records how the file
+//!   stored them; an absent attribute leaves its list empty). Every
+//!   primitive of a mesh must have as many targets. Each node instancing a
+//!   mesh with targets gets a [`MorphSet`] (named by the node, else the
+//!   mesh), runs of the model's weight vector in node order; its meshes'
+//!   `morph.first_weight` points at it. Defaults: `node.weights`, else
+//!   `mesh.weights`, else zeros (lengths checked, values not clamped);
+//!   names from `mesh.extras.targetNames` (a list of the wrong length or
+//!   shape is ignored with a warning). [`GltfInfo::morph_set_of_node`] maps
+//!   nodes to sets.
 //! * **Influences**: every `JOINTS_n`/`WEIGHTS_n` pair (u8/u16 joints; float
 //!   or normalised u8/u16 weights) fills `4 * sets` slots per vertex, then
 //!   [`normalize_influences`](crate::mesh::normalize_influences) keeps
@@ -43,9 +56,12 @@
 //!   translation/rotation/scale channels as tracks of the target node's joint,
 //!   STEP/LINEAR/CUBICSPLINE kept (cubic tangents from the `[in, value, out]`
 //!   triplets). Duration: the last key time of any channel, counted from 0.
-//!   Morph-target weight channels are skipped with a warning. Two channels
-//!   on the same node and path in one animation are an error (the spec
-//!   forbids it).
+//!   A `weights` channel becomes a [`RawWeightTrack`](crate::anim::RawWeightTrack)
+//!   over its node's morph set (output: `keys * count` floats or normalised
+//!   integers, `keys * 3 * count` for CUBICSPLINE as in-tangents, values,
+//!   out-tangents per key); one on a node without a morph set is skipped
+//!   with a warning. Two channels on the same node and path in one
+//!   animation are an error (the spec forbids it).
 //! * **Materials**: index-aligned with the file's; base colour factor and
 //!   texture (`Embedded` for GLB buffer views and data URIs, `File` resolved
 //!   against the model's folder for other URIs).
@@ -70,8 +86,8 @@ mod nodes;
 use std::path::Path;
 
 use super::{FaultKind, LoadError, LoadOptions, Model, Place};
-use crate::anim::Skin;
-use crate::mesh::{Influences, SkinnedMesh};
+use crate::anim::{Clip, RawClip, Skin};
+use crate::mesh::{Influences, MorphSet, MorphTargets, SkinnedMesh};
 use ctx::Ctx;
 pub use info::{ChannelInfo, GltfInfo, MeshSource};
 
@@ -127,10 +143,33 @@ pub fn load_from_bytes_with_info(
         warnings: c.warnings,
         options,
     };
-    build(&mut ctx, base_dir)
+    build(&mut ctx, base_dir).map(|(m, i, _)| (m, i))
 }
 
-fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo), LoadError> {
+/// [`load_from_bytes_with_info`], plus the clips as read, before
+/// [`Clip::build`] (for the loader's tests).
+#[cfg(test)]
+pub(crate) fn load_raw_clips(name: &Path, bytes: &[u8]) -> Result<Vec<RawClip>, LoadError> {
+    let c = container::split(name, bytes)?;
+    let root = container::parse_json(name, &c)?;
+    let buffers = container::load_buffers(name, &root, c.bin, None)?;
+    let options = LoadOptions::default();
+    let mut ctx = Ctx {
+        file: name,
+        root: &root,
+        buffers,
+        budget: BUDGET_BASE,
+        warnings: c.warnings,
+        options: &options,
+    };
+    build(&mut ctx, None).map(|(_, _, raw)| raw)
+}
+
+/// The model, what the file says beyond it, and the clips as read.
+fn build(
+    ctx: &mut Ctx<'_>,
+    base_dir: Option<&Path>,
+) -> Result<(Model, GltfInfo, Vec<RawClip>), LoadError> {
     let root = ctx.root;
     let (skeleton, node_joints) = nodes::skeleton(ctx)?;
     let mut skins = nodes::skins(ctx, &node_joints)?;
@@ -140,8 +179,13 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
     // Each primitive is read once, then copied for every node using it.
     let mut cache: Vec<Option<Vec<Option<meshes::Primitive>>>> = Vec::new();
     cache.resize_with(root.meshes.len(), || None);
+    let mut morph_cache: Vec<Option<meshes::MeshMorph>> = vec![None; root.meshes.len()];
     let mut meshes_out = Vec::new();
     let mut sources = Vec::new();
+    // One run of the weight vector per node instancing a mesh with targets.
+    let mut morph_sets: Vec<MorphSet> = Vec::new();
+    let mut set_of_node: Vec<Option<usize>> = vec![None; root.nodes.len()];
+    let mut weight_count = 0usize;
     for (n, node) in root.nodes.iter().enumerate() {
         let Some(m) = node.mesh.map(|m| m.value()) else {
             continue;
@@ -162,6 +206,45 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
                 ))
             }
             s => s,
+        };
+        if morph_cache[m].is_none() {
+            morph_cache[m] = Some(meshes::mesh_morph(ctx, m)?);
+        }
+        let first_weight = match morph_cache[m].as_ref() {
+            Some(mm) if mm.count > 0 => {
+                let item = format!("nodes[{n}]");
+                if let Some(w) = &node.weights {
+                    meshes::weights_checked(ctx, &format!("{item}.weights"), w, mm.count)?;
+                }
+                // The set's copies of the weights and names.
+                let names_bytes: usize = mm.names.iter().map(|s| s.len()).sum();
+                ctx.charge(
+                    (mm.count * (4 + std::mem::size_of::<String>()) + names_bytes) as u64,
+                    &item,
+                )?;
+                let defaults = node.weights.clone().unwrap_or_else(|| mm.defaults.clone());
+                let name = node
+                    .name
+                    .clone()
+                    .or_else(|| root.meshes[m].name.clone())
+                    .unwrap_or_else(|| format!("mesh{m}"));
+                let first = weight_count;
+                set_of_node[n] = Some(morph_sets.len());
+                morph_sets.push(MorphSet {
+                    name,
+                    target_names: mm.names.clone(),
+                    defaults,
+                    first_weight: first,
+                });
+                weight_count += mm.count;
+                first
+            }
+            _ => {
+                if let Some(w) = &node.weights {
+                    meshes::weights_checked(ctx, &format!("nodes[{n}].weights"), w, 0)?;
+                }
+                0
+            }
         };
         if cache[m].is_none() {
             let count = root.meshes[m].primitives.len();
@@ -222,12 +305,15 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
                 positions: prim.positions.clone(),
                 normals: prim.normals.clone(),
                 uvs: prim.uvs.clone(),
-                tangents: Vec::new(),
+                tangents: prim.tangents.clone(),
                 influences,
                 indices: prim.indices.clone(),
                 skin: skin_index,
                 material: prim.material,
-                morph: Default::default(),
+                morph: MorphTargets {
+                    targets: prim.targets.clone(),
+                    first_weight,
+                },
             });
             sources.push(MeshSource {
                 node: n,
@@ -237,7 +323,22 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
             });
         }
     }
-    let (clips, clip_channels) = animations::clips(ctx, &skeleton, &node_joints)?;
+    let weight_runs: Vec<Option<(usize, usize)>> = set_of_node
+        .iter()
+        .map(|s| s.map(|s| (morph_sets[s].first_weight, morph_sets[s].defaults.len())))
+        .collect();
+    let (raw_clips, clip_channels) =
+        animations::raw_clips(ctx, &skeleton, &node_joints, &weight_runs)?;
+    let mut clips = Vec::with_capacity(raw_clips.len());
+    for (a, raw) in raw_clips.iter().enumerate() {
+        clips.push(Clip::build(raw, &skeleton).map_err(|e| {
+            ctx.err(
+                &format!("animations[{a}]"),
+                FaultKind::Invalid,
+                e.to_string(),
+            )
+        })?);
+    }
     let name = ctx
         .file
         .file_stem()
@@ -252,7 +353,7 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
         clips,
         materials,
         warnings: std::mem::take(&mut ctx.warnings),
-        morph_sets: Vec::new(),
+        morph_sets,
         file_axes: glam::Mat3::IDENTITY,
     };
     Ok((
@@ -262,6 +363,8 @@ fn build(ctx: &mut Ctx<'_>, base_dir: Option<&Path>) -> Result<(Model, GltfInfo)
             file_skins,
             mesh_sources: sources,
             clip_channels,
+            morph_set_of_node: set_of_node,
         },
+        raw_clips,
     ))
 }
