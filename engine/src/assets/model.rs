@@ -66,9 +66,10 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// The materials; a mesh names one by index (`SkinnedMesh::material`).
     pub materials: Vec<Material>,
-    /// The morph weights' runs, one per glTF mesh with targets; together
-    /// they cover the model's weight vector ([`Model::morph_weight_count`]
-    /// floats), which meshes index through `SkinnedMesh::morph`.
+    /// The morph weights' runs, one per glTF node drawing a mesh with
+    /// targets; together they cover the model's weight vector
+    /// ([`Model::morph_weight_count`] floats), which meshes index through
+    /// `SkinnedMesh::morph`.
     pub morph_sets: Vec<MorphSet>,
     /// Things the loader changed or dropped (truncated influences, say).
     pub warnings: Vec<String>,

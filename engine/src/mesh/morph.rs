@@ -33,8 +33,10 @@ impl MorphTarget {
 ///
 /// A model keeps one flat weight vector for all its meshes (see
 /// `Model::morph_sets`): target `i` of this mesh is driven by weight
-/// `first_weight + i`. Meshes that share a glTF mesh (its primitives)
-/// share their weights.
+/// `first_weight + i`. The meshes one glTF node draws (its mesh's
+/// primitives) share their weights; two nodes drawing the same glTF mesh
+/// have a weight run each (`node.weights` and the animation channels are
+/// per node).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphTargets {
     /// The targets, in the file's order.
@@ -61,11 +63,11 @@ impl MorphTargets {
     }
 }
 
-/// A run of a model's weight vector that one glTF mesh's targets share:
-/// its names and default weights.
+/// A run of a model's weight vector that the targets of one glTF node's
+/// mesh share: its names and default weights.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphSet {
-    /// The mesh (or node) the weights belong to.
+    /// The node the weights belong to (its name, else its mesh's).
     pub name: String,
     /// Target names (`mesh.extras.targetNames`), empty strings where the
     /// file names none.
