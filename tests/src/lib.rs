@@ -30,6 +30,31 @@ pub fn assets_dir() -> Option<PathBuf> {
 pub fn asset(rel: &str) -> Option<PathBuf> {
     assets_dir().map(|d| d.join(rel))
 }
+/// `data` in standard base64 with padding (for `data:` URIs in glTF
+/// files the tests write).
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= c.len() {
+                s.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+/// Little-endian bytes of `v` (a glTF buffer's floats).
+pub fn f32_le_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 /// A PNG's size and its pixels as 8-bit RGBA (RGB gains an opaque alpha);
 /// panics naming the file on anything else.
 pub fn read_png(path: &std::path::Path) -> ((u32, u32), Vec<u8>) {

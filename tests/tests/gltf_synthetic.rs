@@ -10,28 +10,7 @@ use vkskin::anim::Interpolation;
 use vkskin::assets::gltf::load_from_bytes_with_info;
 use vkskin::assets::{FaultKind, LoadError, LoadOptions, Model, Place};
 use vkskin::glam::{Quat, Vec3};
-
-fn b64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            if k <= c.len() {
-                s.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
+use vkskin_tests::{base64 as b64, f32_le_bytes as f32s};
 
 /// A document over one data-URI buffer; `body` is the JSON after "buffers".
 fn doc(buffer: &[u8], body: &str) -> String {

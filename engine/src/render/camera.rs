@@ -201,6 +201,17 @@ impl Camera {
 mod tests {
     use super::*;
 
+    /// The eight corners of the box `min..max`.
+    fn corners(min: Vec3, max: Vec3) -> impl Iterator<Item = Vec3> {
+        (0..8).map(move |c| {
+            Vec3::new(
+                if c & 1 == 0 { min.x } else { max.x },
+                if c & 2 == 0 { min.y } else { max.y },
+                if c & 4 == 0 { min.z } else { max.z },
+            )
+        })
+    }
+
     #[test]
     fn framing_keeps_every_corner_of_the_box_in_view() {
         let (min, max) = (Vec3::new(-0.3, 0.0, -2.0), Vec3::new(0.5, 1.8, 0.7));
@@ -208,12 +219,7 @@ mod tests {
             let cam = Camera::framing(min, max, yaw, pitch, 45f32.to_radians(), aspect);
             let vp = cam.view_proj(aspect);
             let mut widest = 0f32;
-            for c in 0..8 {
-                let p = Vec3::new(
-                    if c & 1 == 0 { min.x } else { max.x },
-                    if c & 2 == 0 { min.y } else { max.y },
-                    if c & 4 == 0 { min.z } else { max.z },
-                );
+            for (c, p) in corners(min, max).enumerate() {
                 let clip = vp * p.extend(1.0);
                 let ndc = clip.xyz() / clip.w;
                 assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{c}: {ndc}");
@@ -242,12 +248,7 @@ mod tests {
                 "tilted: {head} {foot}"
             );
             let vp = cam.view_proj(aspect);
-            for c in 0..8 {
-                let p = Vec3::new(
-                    if c & 1 == 0 { min.x } else { max.x },
-                    if c & 2 == 0 { min.y } else { max.y },
-                    if c & 4 == 0 { min.z } else { max.z },
-                );
+            for (c, p) in corners(min, max).enumerate() {
                 let clip = vp * p.extend(1.0);
                 let ndc = clip.xyz() / clip.w;
                 assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{c}: {ndc}");

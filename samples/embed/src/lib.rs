@@ -78,6 +78,35 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
+/// The renderer both hosts drive: the built-in character through `path`
+/// (else `skin::auto`'s choice), one instance at the origin playing its
+/// first clip; with the character's animated bounds (16 samples a clip),
+/// which the camera frames.
+pub fn character_renderer(
+    device: &Arc<Device>,
+    path: Option<&str>,
+    cfg: SkinPathConfig,
+) -> Result<(Renderer, vkskin::assets::Bounds), String> {
+    let gpu = |e: GpuError| e.to_string();
+    let model = Character::model();
+    let desc = match path {
+        Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
+        None => auto(device, model.skins[0].len(), 1).0,
+    };
+    let mut renderer = Renderer::new(device, desc, cfg).map_err(gpu)?;
+    let character = renderer.add_character(&model).map_err(gpu)?;
+    let pose = if model.clips.is_empty() {
+        Pose::Bind
+    } else {
+        Pose::clip(0)
+    };
+    renderer
+        .add_instance(character, Affine3A::IDENTITY, pose)
+        .map_err(gpu)?;
+    let bounds = model.animated_bounds(16).map_err(|e| e.to_string())?;
+    Ok((renderer, bounds))
+}
+
 fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> String {
     move |e| format!("{what}: {e}")
 }
@@ -401,7 +430,6 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     let mut host = Host::new(opts.validation)?;
     host.make_target(w, h)?;
     let gpu = |e: GpuError| e.to_string();
-    let anim = |e: vkskin::anim::AnimError| e.to_string();
     // vkskin on the host's handles (the contract: vkskin::embed).
     let d = host.device()?.clone();
     // SAFETY: the host's instance and device outlive every vkskin object:
@@ -434,24 +462,9 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     {
         // Once, outside the frame loop: the renderer, the character and
         // its one instance, playing the first clip from frame time 0.
-        let model = Character::model();
-        let desc = match &opts.path {
-            Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
-            None => auto(&vk_device, model.skins[0].len(), 1).0,
-        };
-        path_name = desc.name;
         let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
-        let mut renderer = Renderer::new(&vk_device, desc, cfg).map_err(gpu)?;
-        let character = renderer.add_character(&model).map_err(gpu)?;
-        let pose = if model.clips.is_empty() {
-            Pose::Bind
-        } else {
-            Pose::clip(0)
-        };
-        renderer
-            .add_instance(character, Affine3A::IDENTITY, pose)
-            .map_err(gpu)?;
-        let bounds = model.animated_bounds(16).map_err(anim)?;
+        let (mut renderer, bounds) = character_renderer(&vk_device, opts.path.as_deref(), cfg)?;
+        path_name = renderer.path().name;
         let aspect = w as f32 / h as f32;
         let camera = Camera::framing(bounds.min, bounds.max, 0.5, 0.2, 45f32.to_radians(), aspect);
         let uniforms = FrameUniforms {

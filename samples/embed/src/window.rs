@@ -7,12 +7,9 @@
 //! after), so a window and the raw-ash host drive `Renderer` the same way.
 
 use sample_common::runner::{self, App, FrameCtx, Setup, Summary};
-use vkskin::assets::builtin::Character;
-use vkskin::embed::{Frame, FrameUniforms, Pose, Renderer, SkinPathConfig};
-use vkskin::glam::Affine3A;
+use vkskin::embed::{Frame, FrameUniforms, Renderer, SkinPathConfig};
 use vkskin::gpu::MessageLog;
 use vkskin::render::Camera;
-use vkskin::skin::{auto, find};
 
 use crate::{CLEAR, LIGHT};
 
@@ -38,29 +35,13 @@ struct EmbedApp {
 
 impl EmbedApp {
     fn new(setup: &Setup<'_>, path: Option<&str>) -> Result<Self, String> {
-        let model = Character::model();
-        let desc = match path {
-            Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
-            None => auto(setup.device, model.skins[0].len(), 1).0,
-        };
         let cfg = SkinPathConfig::new(
             setup.color_format,
             setup.depth_format,
             setup.frames_in_flight,
         );
-        let gpu = |e: vkskin::gpu::GpuError| e.to_string();
-        let mut renderer = Renderer::new(setup.device, desc, cfg).map_err(gpu)?;
-        let character = renderer.add_character(&model).map_err(gpu)?;
-        let pose = if model.clips.is_empty() {
-            Pose::Bind
-        } else {
-            Pose::clip(0)
-        };
-        renderer
-            .add_instance(character, Affine3A::IDENTITY, pose)
-            .map_err(gpu)?;
-        let b = model.animated_bounds(16).map_err(|e| e.to_string())?;
-        println!("embed: drawing through {}", desc.name);
+        let (renderer, b) = crate::character_renderer(setup.device, path, cfg)?;
+        println!("embed: drawing through {}", renderer.path().name);
         Ok(Self {
             renderer,
             bounds: (b.min, b.max),

@@ -10,10 +10,9 @@
 //! Without Xvfb the tests are skipped with a notice, except under
 //! `CI=true`, where that is a failure; likewise the shared assets.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
@@ -49,45 +48,14 @@ struct Run {
     err: String,
 }
 
-fn run_viewer(display: &str, args: &[&str], limit: Duration) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_viewer"))
-        .args(args)
-        .env("DISPLAY", display)
-        .env("VKSKIN_VALIDATION", "1")
-        .env_remove("WAYLAND_DISPLAY")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("running the viewer");
-    // Drain the pipes on threads so a chatty run cannot block on them.
-    let mut so = child.stdout.take().expect("stdout");
-    let mut se = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = so.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = se.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting for the viewer") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the viewer did not finish {args:?} in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+fn run_viewer(xvfb: &vkskin_tests::xvfb::Xvfb, args: &[&str], limit: Duration) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_viewer"));
+    cmd.args(args).env("VKSKIN_VALIDATION", "1");
+    let r = xvfb.run(&format!("the viewer {args:?}"), cmd, limit);
     Run {
-        status,
-        out: out.join().unwrap_or_default(),
-        err: err.join().unwrap_or_default(),
+        status: r.status,
+        out: r.stdout,
+        err: r.stderr,
     }
 }
 
@@ -105,7 +73,6 @@ fn scripted_session(file: Option<&Path>, tag: &str) {
     let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
         return;
     };
-    let display = xvfb.display.clone();
     let shot = std::env::temp_dir().join(format!("vkskin-viewer-{tag}-{}.png", std::process::id()));
     let _ = std::fs::remove_file(&shot);
     let script = format!(
@@ -122,7 +89,7 @@ fn scripted_session(file: Option<&Path>, tag: &str) {
         file_arg = f.to_string_lossy().into_owned();
         args.insert(0, &file_arg);
     }
-    let r = run_viewer(&display, &args, Duration::from_secs(300));
+    let r = run_viewer(&xvfb, &args, Duration::from_secs(300));
     let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
     assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
     assert!(
@@ -207,7 +174,6 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
     let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
         return;
     };
-    let display = xvfb.display.clone();
     let dir = std::env::temp_dir().join(format!("vkskin-viewer-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("garbage.glb");
@@ -221,7 +187,7 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
     }
     let bad_arg = bad.to_string_lossy().into_owned();
     let r = run_viewer(
-        &display,
+        &xvfb,
         &[
             &bad_arg, "--size", "320x240", "--frames", "20", "--script", &script,
         ],
