@@ -48,6 +48,7 @@ fn rigid_per_triangle(model: &Model) -> Model {
         normals: Vec::new(),
         uvs: Vec::new(),
         tangents: Vec::new(),
+        colors: Vec::new(),
         influences: Influences::new(1, Vec::new(), Vec::new()),
         indices: Vec::new(),
         skin: mesh.skin,

@@ -11,7 +11,9 @@ pub mod x;
 use std::path::Path;
 
 pub use error::{FaultKind, LoadError, Place};
-pub use model::{Bounds, Material, Model, SkinnedVertices, TextureSource};
+pub use model::{
+    AlphaMode, Bounds, Filter, Material, Model, Sampler, SkinnedVertices, TextureSource, Wrap,
+};
 pub use options::LoadOptions;
 
 /// Loads a model, choosing the loader by file extension (`.gltf`, `.glb`, `.x`).

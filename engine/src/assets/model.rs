@@ -24,7 +24,73 @@ pub enum TextureSource {
     },
 }
 
-/// A surface's look: a base colour, optionally textured.
+/// How a material's alpha is used (glTF `alphaMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha ignored: the surface is opaque.
+    #[default]
+    Opaque,
+    /// Fragments with alpha below `cutoff` are discarded, the rest opaque.
+    Mask {
+        /// glTF `alphaCutoff` (0.5 by default).
+        cutoff: f32,
+    },
+    /// Alpha-blended over what is behind, drawn after the opaque surfaces.
+    Blend,
+}
+
+/// A texture filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Filter {
+    /// The nearest texel (or mip level).
+    Nearest,
+    /// Linear between texels (or mip levels).
+    #[default]
+    Linear,
+}
+
+/// How texture coordinates outside 0..1 wrap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Wrap {
+    /// Repeat (glTF's default).
+    #[default]
+    Repeat,
+    /// Repeat, every other copy mirrored.
+    MirroredRepeat,
+    /// Clamp to the edge texel.
+    ClampToEdge,
+}
+
+/// How a texture is sampled (glTF `sampler`; .x textures take the
+/// default: linear filters, linear between mip levels, repeat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    /// Magnification filter.
+    pub mag: Filter,
+    /// Minification filter within a mip level.
+    pub min: Filter,
+    /// Between mip levels; `None`: no mip maps (level 0 only).
+    pub mipmap: Option<Filter>,
+    /// Along U.
+    pub wrap_s: Wrap,
+    /// Along V.
+    pub wrap_t: Wrap,
+}
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Self {
+            mag: Filter::Linear,
+            min: Filter::Linear,
+            mipmap: Some(Filter::Linear),
+            wrap_s: Wrap::Repeat,
+            wrap_t: Wrap::Repeat,
+        }
+    }
+}
+
+/// A surface's look: a base colour, optionally textured, its alpha mode
+/// and sidedness.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {
     /// The material's name in the file (may be empty).
@@ -33,6 +99,15 @@ pub struct Material {
     pub base_color: Vec4,
     /// The base-colour texture, if any.
     pub texture: Option<TextureSource>,
+    /// The texture coordinate set the texture reads (glTF `texCoord`); the
+    /// loader puts that set in `SkinnedMesh::uvs`.
+    pub tex_coord: u32,
+    /// How the texture is sampled.
+    pub sampler: Sampler,
+    /// How alpha is used.
+    pub alpha_mode: AlphaMode,
+    /// Whether back faces are drawn too (glTF `doubleSided`).
+    pub double_sided: bool,
 }
 
 impl Default for Material {
@@ -41,6 +116,10 @@ impl Default for Material {
             name: String::new(),
             base_color: Vec4::ONE,
             texture: None,
+            tex_coord: 0,
+            sampler: Sampler::default(),
+            alpha_mode: AlphaMode::Opaque,
+            double_sided: false,
         }
     }
 }

@@ -14,8 +14,12 @@ pub struct SkinnedMesh {
     pub positions: Vec<Vec3>,
     /// Unit normals, one per vertex.
     pub normals: Vec<Vec3>,
-    /// Empty when the file has no texture coordinates.
+    /// The texture coordinates the material's texture reads (a glTF
+    /// material's `texCoord` set); empty when the file has none.
     pub uvs: Vec<Vec2>,
+    /// Linear RGBA vertex colours, multiplied into the material's colour;
+    /// empty when the file has none.
+    pub colors: Vec<Vec4>,
     /// Unit tangents (`xyz`) with their bitangent sign (`w`, +1 or -1), one
     /// per vertex; empty when the file has none.
     pub tangents: Vec<Vec4>,
@@ -93,6 +97,9 @@ impl SkinnedMesh {
         }
         if !self.uvs.is_empty() && self.uvs.len() != n {
             return bad("uvs", self.uvs.len());
+        }
+        if !self.colors.is_empty() && self.colors.len() != n {
+            return bad("colours", self.colors.len());
         }
         if !self.tangents.is_empty() && self.tangents.len() != n {
             return bad("tangents", self.tangents.len());

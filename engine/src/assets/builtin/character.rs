@@ -351,6 +351,7 @@ impl Character {
             normals,
             uvs: Vec::new(),
             tangents: Vec::new(),
+            colors: Vec::new(),
             influences: tube::influences(&lists, desc.max_influences),
             indices: mesh.indices,
             skin: 0,
@@ -370,6 +371,7 @@ impl Character {
                 // Linear RGB of a warm terracotta.
                 base_color: Vec4::new(0.72, 0.33, 0.17, 1.0),
                 texture: None,
+                ..Material::default()
             }],
             warnings: Vec::new(),
             morph_sets: Vec::new(),

@@ -99,6 +99,7 @@ fn model(
             name: name.into(),
             base_color: colour,
             texture: None,
+            ..Material::default()
         }],
         warnings: Vec::new(),
         morph_sets: Vec::new(),
@@ -113,6 +114,7 @@ fn skinned_mesh(name: &str, built: MeshBuilder, influences: Influences) -> Skinn
         positions: built.positions,
         uvs: Vec::new(),
         tangents: Vec::new(),
+        colors: Vec::new(),
         influences,
         indices: built.indices,
         skin: 0,

@@ -17,6 +17,7 @@ pub(super) fn seed_model(
         positions,
         uvs: Vec::new(),
         tangents: Vec::new(),
+        colors: Vec::new(),
         influences: crate::mesh::Influences::from_implicit_fourth(joint_indices, weights),
         indices: indices.to_vec(),
         skin: 0,

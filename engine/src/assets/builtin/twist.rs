@@ -102,6 +102,7 @@ impl TwistCylinder {
             normals,
             uvs: Vec::new(),
             tangents: Vec::new(),
+            colors: Vec::new(),
             influences: tube::influences(&lists, 4),
             indices: mesh.indices,
             skin: 0,
@@ -120,6 +121,7 @@ impl TwistCylinder {
                 name: "candy".into(),
                 base_color: Vec4::new(0.8, 0.12, 0.2, 1.0),
                 texture: None,
+                ..Material::default()
             }],
             warnings: Vec::new(),
             morph_sets: Vec::new(),

@@ -17,6 +17,8 @@ pub(super) struct Primitive {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
     pub uvs: Vec<Vec2>,
+    /// Linear RGBA vertex colours (`COLOR_0`); empty without.
+    pub colors: Vec<Vec4>,
     /// Unit tangents with their sign in `w`; empty without `TANGENT`.
     pub tangents: Vec<Vec4>,
     pub indices: Vec<u32>,
@@ -42,6 +44,7 @@ impl Primitive {
         let targets = self.targets.len() as u64 * std::mem::size_of::<MorphTarget>() as u64;
         v * (12 + 12 + 8 + k * 6)
             + self.tangents.len() as u64 * 16
+            + self.colors.len() as u64 * 16
             + self.indices.len() as u64 * 4
             + deltas
             + targets
@@ -265,11 +268,37 @@ pub(super) fn read_primitive(
         }
         None => Vec::new(),
     };
-    let uvs = match attr(Semantic::TexCoords(0)) {
+    // The set the material's base-colour texture reads (its texCoord).
+    let named = prim
+        .material
+        .and_then(|m| root.materials.get(m.value()))
+        .and_then(|m| m.pbr_metallic_roughness.base_color_texture.as_ref())
+        .map_or(0, |t| t.tex_coord);
+    let set = if named > 0 && attr(Semantic::TexCoords(named)).is_none() {
+        ctx.warn(format!(
+            "{item} ({name}): its material reads TEXCOORD_{named}, which it lacks; TEXCOORD_0 used"
+        ));
+        0
+    } else {
+        named
+    };
+    let uvs = match attr(Semantic::TexCoords(set)) {
         Some(a) => {
-            let (raw, lay) = ctx.read_floats(a, &from("TEXCOORD_0"), &[Type::Vec2])?;
-            same_count(ctx, "TEXCOORD_0", lay.count)?;
+            let what = format!("TEXCOORD_{set}");
+            let (raw, lay) = ctx.read_floats(a, &from(&what), &[Type::Vec2])?;
+            same_count(ctx, &what, lay.count)?;
             raw.chunks_exact(2).map(Vec2::from_slice).collect()
+        }
+        None => Vec::new(),
+    };
+    let colors = match attr(Semantic::Colors(0)) {
+        Some(a) => {
+            let (raw, lay) = ctx.read_floats(a, &from("COLOR_0"), &[Type::Vec3, Type::Vec4])?;
+            same_count(ctx, "COLOR_0", lay.count)?;
+            let k = lay.comps.max(1);
+            raw.chunks_exact(k)
+                .map(|c| Vec4::new(c[0], c[1], c[2], if k == 4 { c[3] } else { 1.0 }))
+                .collect()
         }
         None => Vec::new(),
     };
@@ -319,6 +348,7 @@ pub(super) fn read_primitive(
         positions,
         normals,
         uvs,
+        colors,
         tangents,
         indices,
         influences,

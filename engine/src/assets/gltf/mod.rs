@@ -305,6 +305,7 @@ fn build(
                 positions: prim.positions.clone(),
                 normals: prim.normals.clone(),
                 uvs: prim.uvs.clone(),
+                colors: prim.colors.clone(),
                 tangents: prim.tangents.clone(),
                 influences,
                 indices: prim.indices.clone(),

@@ -41,6 +41,7 @@ pub(crate) fn convert(
         name: obj.name.clone().unwrap_or(fallback_name),
         base_color: Vec4::from_array(c),
         texture,
+        ..Material::default()
     })
 }
 

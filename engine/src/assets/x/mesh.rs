@@ -478,6 +478,7 @@ pub(crate) fn build(
         normals,
         uvs,
         tangents: Vec::new(),
+        colors: Vec::new(),
         influences,
         indices,
         skin: 0,
