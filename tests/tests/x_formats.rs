@@ -4,7 +4,7 @@
 
 mod x_common;
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 use vkskin::anim::{PlaybackMode, Transform};
 use vkskin::assets::x::{self, RIGID_SKIN_PREFIX, SYNTHETIC_ROOT};
 use vkskin::assets::{LoadOptions, Model, TextureSource};
@@ -81,6 +81,7 @@ fn ngons_and_per_corner_normals() {
             3;1,4,2;;
             MeshNormals { 2; 0;0;1;, 0;0;-1;; 2; 4;0,0,0,0;, 3;1,1,1;; }
             MeshTextureCoords { 5; 0;0;, 0.25;0;, 0.5;0;, 0.75;0;, 1;0;; }
+            MeshVertexColors { 2; 1; 1;0.5;0;1;;, 4; 0;0;0.04045;0.25;;; }
             SkinWeights { \"F\"; 2; 1, 4; 1.0, 0.5; 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1;; }
           }
         }",
@@ -94,6 +95,19 @@ fn ngons_and_per_corner_normals() {
     assert_eq!(mesh.positions[6], mesh.positions[2]);
     assert_eq!(mesh.uvs[5], Vec2::new(0.25, 0.0));
     assert_eq!(mesh.uvs[6], Vec2::new(0.5, 0.0));
+    // Vertex colours, sRGB in the file, linear here, following the split
+    // (file vertex 1 is vertices 1 and 5); unnamed vertices white.
+    // 0.5 -> ((0.5 + 0.055) / 1.055)^2.4 = 0.21404; 0.04045 -> 0.04045 / 12.92.
+    let srgb_half = ((0.5f32 + 0.055) / 1.055).powf(2.4);
+    for v in [1, 5] {
+        assert!(
+            mesh.colors[v].abs_diff_eq(Vec4::new(1.0, srgb_half, 0.0, 1.0), 1e-6),
+            "vertex {v}: {}",
+            mesh.colors[v]
+        );
+    }
+    assert!(mesh.colors[4].abs_diff_eq(Vec4::new(0.0, 0.0, 0.04045 / 12.92, 0.25), 1e-7));
+    assert_eq!(mesh.colors[0], Vec4::ONE);
     // Normals mirrored in Z.
     assert_eq!(mesh.normals[0], Vec3::new(0.0, 0.0, -1.0));
     assert_eq!(mesh.normals[5], Vec3::new(0.0, 0.0, 1.0));

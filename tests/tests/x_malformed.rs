@@ -526,3 +526,22 @@ fn random_corruptions_never_panic() {
         assert!(errors > 0, "{f}: no corruption was noticed");
     }
 }
+
+#[test]
+fn vertex_colours_naming_a_missing_vertex_or_cut_short() {
+    let mesh = |colors: &str| {
+        format!("xof 0303txt 0032\nMesh M {{ 3; 0;0;0;, 1;0;0;, 0;1;0;; 1; 3;0,1,2;; {colors} }}\n")
+    };
+    let e = err(
+        "colours.x",
+        mesh("MeshVertexColors { 1; 7; 1;1;1;1;;; }").as_bytes(),
+    );
+    assert_eq!(e.kind, FaultKind::OutOfRange, "{e}");
+    assert!(e.to_string().contains("names vertex 7 of 3"), "{e}");
+    // More colours announced than values follow.
+    let e = err(
+        "colours2.x",
+        mesh("MeshVertexColors { 9; 0; 1;1;1;1;;; }").as_bytes(),
+    );
+    assert_eq!(e.kind, FaultKind::Count, "{e}");
+}

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use glam::{Affine3A, Vec2, Vec3};
+use glam::{Affine3A, Vec2, Vec3, Vec4};
 
 use super::super::{FaultKind, LoadError, Material};
 use super::ctx::Ctx;
@@ -39,6 +39,9 @@ pub(crate) struct MeshData<'d> {
     /// Normal vectors and the normal index of each corner.
     pub normals: Option<(Vec<Vec3>, Vec<u32>)>,
     pub uvs: Option<Vec<Vec2>>,
+    /// `MeshVertexColors`, per file vertex, linear RGBA (white where the
+    /// list names no colour).
+    pub colors: Option<Vec<Vec4>>,
     /// Model material index of each face.
     pub face_material: Option<Vec<usize>>,
     pub bones: Vec<BoneWeights<'d>>,
@@ -78,6 +81,7 @@ impl<'d> MeshData<'d> {
             corners,
             normals: None,
             uvs: None,
+            colors: None,
             face_material: None,
             bones: Vec::new(),
         };
@@ -85,16 +89,19 @@ impl<'d> MeshData<'d> {
             match child.kind.as_str() {
                 "MeshNormals" if data.normals.is_none() => data.read_normals(ctx, child)?,
                 "MeshTextureCoords" if data.uvs.is_none() => data.read_uvs(ctx, child)?,
+                "MeshVertexColors" if data.colors.is_none() => data.read_colors(ctx, child)?,
                 "MeshMaterialList" if data.face_material.is_none() => {
                     data.read_materials(ctx, child)?
                 }
                 "SkinWeights" => data.read_skin_weights(ctx, child)?,
-                "MeshNormals" | "MeshTextureCoords" | "MeshMaterialList" => ctx.warn(format!(
-                    "mesh {:?}: a second {} is ignored",
-                    data.name, child.kind
-                )),
+                "MeshNormals" | "MeshTextureCoords" | "MeshMaterialList" | "MeshVertexColors" => {
+                    ctx.warn(format!(
+                        "mesh {:?}: a second {} is ignored",
+                        data.name, child.kind
+                    ))
+                }
                 // XSkinMeshHeader only repeats counts the weights give;
-                // VertexDuplicationIndices, MeshVertexColors, DeclData, FVFData
+                // VertexDuplicationIndices, DeclData, FVFData
                 // and anything else carry nothing the engine draws.
                 _ => {}
             }
@@ -173,6 +180,46 @@ impl<'d> MeshData<'d> {
             uvs.push(r.vec2(&|| format!("texture coordinate {i}"))?);
         }
         self.uvs = Some(uvs);
+        Ok(())
+    }
+
+    /// `MeshVertexColors { nVertexColors; IndexedColor { index; ColorRGBA }
+    /// ... }`: colours of the vertices it names, in Direct3D's gamma-encoded
+    /// (sRGB) space, stored linear; vertices it leaves out are white.
+    fn read_colors(&mut self, ctx: &mut Ctx<'_, 'd>, obj: &Object) -> Result<(), LoadError> {
+        let mut r = Reader::new(ctx.src, obj);
+        let n = r.count("vertex colours", 5)?;
+        let nv = self.positions.len();
+        let mut colors = vec![Vec4::ONE; nv];
+        for i in 0..n {
+            let (v, at) = r.u32(&|| format!("vertex colour {i}'s vertex"))?;
+            let Some(slot) = colors.get_mut(v as usize) else {
+                return Err(r.err(
+                    at,
+                    FaultKind::OutOfRange,
+                    format!("vertex colour {i} names vertex {v} of {nv}"),
+                ));
+            };
+            let mut c = [0f32; 4];
+            for (k, o) in c.iter_mut().enumerate() {
+                *o = r.f32(&|| format!("vertex colour {i} component {k}"))?;
+            }
+            let linear = |x: f32| {
+                let x = x.clamp(0.0, 1.0);
+                if x <= 0.04045 {
+                    x / 12.92
+                } else {
+                    ((x + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            *slot = Vec4::new(
+                linear(c[0]),
+                linear(c[1]),
+                linear(c[2]),
+                c[3].clamp(0.0, 1.0),
+            );
+        }
+        self.colors = Some(colors);
         Ok(())
     }
 
@@ -468,6 +515,10 @@ pub(crate) fn build(
         Some(uv) => origin.iter().map(|&p| uv[p as usize]).collect(),
         None => Vec::new(),
     };
+    let colors: Vec<Vec4> = match &data.colors {
+        Some(c) => origin.iter().map(|&p| c[p as usize]).collect(),
+        None => Vec::new(),
+    };
 
     let mut materials: Vec<Option<usize>> = tri_material.clone();
     materials.sort_unstable();
@@ -478,7 +529,7 @@ pub(crate) fn build(
         normals,
         uvs,
         tangents: Vec::new(),
-        colors: Vec::new(),
+        colors,
         influences,
         indices,
         skin: 0,
@@ -537,6 +588,9 @@ fn split_by_material(
                 part.normals.push(whole.normals[v]);
                 if !whole.uvs.is_empty() {
                     part.uvs.push(whole.uvs[v]);
+                }
+                if !whole.colors.is_empty() {
+                    part.colors.push(whole.colors[v]);
                 }
                 let (j, w) = whole.influences.vertex(v);
                 part.influences.joints.extend_from_slice(j);
