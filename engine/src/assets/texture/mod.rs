@@ -130,10 +130,10 @@ impl Image {
 }
 
 /// The number of levels of a full mip chain of a `width` x `height` image,
-/// down to 1x1: `floor(log2(max(width, height))) + 1` (0 for an empty image).
+/// down to 1x1: `floor(log2(max(width, height))) + 1` (0 when a side is 0).
 pub fn full_mip_count(width: u32, height: u32) -> u32 {
     let side = width.max(height);
-    if side == 0 {
+    if width == 0 || height == 0 {
         0
     } else {
         32 - side.leading_zeros()
