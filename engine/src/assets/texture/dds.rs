@@ -3,10 +3,11 @@
 //!
 //! Read: 2D textures (no cube maps, volumes or arrays) in BC1 (`DXT1`),
 //! BC2 (`DXT3`), BC3 (`DXT5`), their DX10-header equivalents (UNorm and
-//! sRGB alike: the bytes are the same), the DX10 8-bit RGBA/BGRA/BGRX
-//! formats, and any uncompressed RGB layout of 8, 16, 24 or 32 bits a
-//! pixel whose channel masks are contiguous and do not overlap (BGRA, RGBA,
-//! BGRX, BGR, RGB565, A1RGB555, X1RGB555, A4RGB444, A2BGR10, ...). BC
+//! sRGB alike: the bytes are the same), the DX10 8-bit RGBA/BGRA/BGRX and
+//! 16-bit B5G6R5/B5G5R5A1 formats, and any uncompressed RGB layout of 8,
+//! 16, 24 or 32 bits a pixel whose channel masks are contiguous and do not
+//! overlap (BGRA, RGBA, BGRX, BGR, RGB565, A1RGB555, X1RGB555, A4RGB444,
+//! A2BGR10, ...). BC
 //! levels are kept compressed; uncompressed ones are widened to RGBA8
 //! (each channel `round(v * 255 / (2^bits - 1))`, alpha 255 where the
 //! layout has none).
@@ -306,8 +307,11 @@ fn dx10_layout(h10: &Header10) -> Result<Layout, String> {
             Ok(masks(4, 0xFF_0000, 0xFF00, 0xFF, 0xFF00_0000))
         }
         F::B8G8R8X8_UNorm | F::B8G8R8X8_UNorm_sRGB => Ok(masks(4, 0xFF_0000, 0xFF00, 0xFF, 0)),
+        F::B5G6R5_UNorm => Ok(masks(2, 0xF800, 0x07E0, 0x001F, 0)),
+        F::B5G5R5A1_UNorm => Ok(masks(2, 0x7C00, 0x03E0, 0x001F, 0x8000)),
         other => Err(format!(
-            "unsupported DDS DX10 format {other:?} (read: BC1-BC3, R8G8B8A8, B8G8R8A8, B8G8R8X8)"
+            "unsupported DDS DX10 format {other:?} (read: BC1-BC3, R8G8B8A8, B8G8R8A8, \
+             B8G8R8X8, B5G6R5, B5G5R5A1)"
         )),
     }
 }

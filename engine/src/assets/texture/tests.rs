@@ -72,7 +72,11 @@ fn bc1_three_colour_transparent_mode() {
     assert_eq!(px[2], [128, 0, 128, 255]);
     assert_eq!(px[3], [0, 0, 0, 0]);
     // Equal endpoints are the three-colour mode too.
-    let px = decode_bc1_block(&colour_block(0xFFFF, 0xFFFF, [3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]));
+    let px = decode_bc1_block(&colour_block(
+        0xFFFF,
+        0xFFFF,
+        [3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3],
+    ));
     assert_eq!(px[0], [0, 0, 0, 0]);
     assert_eq!(px[1], [255, 255, 255, 255]);
     assert_eq!(px[2], [255, 255, 255, 255]);
@@ -173,7 +177,11 @@ fn bc_level_decode_crops_partial_blocks() {
     for y in 0..3 {
         for x in 0..5 {
             let at = (y * 5 + x) * 4;
-            let want = if x < 4 { [255, 0, 0, 255] } else { [0, 0, 255, 255] };
+            let want = if x < 4 {
+                [255, 0, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
             assert_eq!(l.data[at..at + 4], want, "({x}, {y})");
         }
     }
@@ -182,7 +190,12 @@ fn bc_level_decode_crops_partial_blocks() {
     bad.levels[0].data.pop();
     assert!(matches!(
         bad.decode_to_rgba8(),
-        Err(ImageError::LevelSize { level: 0, expected: 16, found: 15, .. })
+        Err(ImageError::LevelSize {
+            level: 0,
+            expected: 16,
+            found: 15,
+            ..
+        })
     ));
 }
 
@@ -345,15 +358,30 @@ fn resolve_either_slash_and_any_case() {
 
 #[test]
 fn sniff_and_hints() {
-    assert_eq!(TextureFileFormat::sniff(b"DDS \x7c"), Some(TextureFileFormat::Dds));
+    assert_eq!(
+        TextureFileFormat::sniff(b"DDS \x7c"),
+        Some(TextureFileFormat::Dds)
+    );
     assert_eq!(
         TextureFileFormat::sniff(&[0x89, b'P', b'N', b'G', 13, 10, 26, 10]),
         Some(TextureFileFormat::Png)
     );
-    assert_eq!(TextureFileFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(TextureFileFormat::Jpeg));
+    assert_eq!(
+        TextureFileFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+        Some(TextureFileFormat::Jpeg)
+    );
     assert_eq!(TextureFileFormat::sniff(b"GIF89a"), None);
-    assert_eq!(TextureFileFormat::from_hint("image/png"), Some(TextureFileFormat::Png));
-    assert_eq!(TextureFileFormat::from_hint(".JPG"), Some(TextureFileFormat::Jpeg));
-    assert_eq!(TextureFileFormat::from_hint("dds"), Some(TextureFileFormat::Dds));
+    assert_eq!(
+        TextureFileFormat::from_hint("image/png"),
+        Some(TextureFileFormat::Png)
+    );
+    assert_eq!(
+        TextureFileFormat::from_hint(".JPG"),
+        Some(TextureFileFormat::Jpeg)
+    );
+    assert_eq!(
+        TextureFileFormat::from_hint("dds"),
+        Some(TextureFileFormat::Dds)
+    );
     assert_eq!(TextureFileFormat::from_hint("tga"), None);
 }
