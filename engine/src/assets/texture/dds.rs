@@ -7,10 +7,9 @@
 //! 16-bit B5G6R5/B5G5R5A1 formats, and any uncompressed RGB layout of 8,
 //! 16, 24 or 32 bits a pixel whose channel masks are contiguous and do not
 //! overlap (BGRA, RGBA, BGRX, BGR, RGB565, A1RGB555, X1RGB555, A4RGB444,
-//! A2BGR10, ...). BC
-//! levels are kept compressed; uncompressed ones are widened to RGBA8
-//! (each channel `round(v * 255 / (2^bits - 1))`, alpha 255 where the
-//! layout has none).
+//! A2BGR10, ...). BC levels are kept compressed; uncompressed ones are
+//! widened to RGBA8 (each channel `round(v * 255 / (2^bits - 1))`, alpha
+//! 255 where the layout has none).
 //!
 //! Levels: the header's mip count when its `MIPMAPCOUNT` flag is set and
 //! the count is not 0, else one level; rows are tightly packed
@@ -189,7 +188,7 @@ pub(super) fn read(bytes: &[u8], name: &Path, limits: &TextureLimits) -> Result<
         let left = (bytes.len() as u64).saturating_sub(at);
         if need > left {
             return Err(err(
-                bytes.len(),
+                at as usize,
                 FaultKind::Truncated,
                 format!(
                     "DDS mip level {level} ({w}x{h}) needs {need} bytes at byte {at}, \

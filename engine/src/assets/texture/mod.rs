@@ -187,6 +187,15 @@ impl TextureFileFormat {
         }
     }
 
+    /// The format's usual name: `DDS`, `PNG`, `JPEG`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Dds => "DDS",
+            Self::Png => "PNG",
+            Self::Jpeg => "JPEG",
+        }
+    }
+
     /// The format a MIME type (`image/png`) or file extension (`dds`,
     /// `.JPG`) names, if one of these.
     pub fn from_hint(hint: &str) -> Option<Self> {
@@ -241,7 +250,10 @@ fn unrecognised(bytes: &[u8], name: &Path, hint: &str) -> LoadError {
     let message = match (hint.is_empty(), TextureFileFormat::from_hint(hint)) {
         (true, _) => format!("unknown texture format ({seen}; expected DDS, PNG or JPEG)"),
         (false, Some(f)) => {
-            format!("named as {hint:?} but not a {f:?} file ({seen}; expected DDS, PNG or JPEG)")
+            format!(
+                "named as {hint:?} but not a {} file ({seen}; expected DDS, PNG or JPEG)",
+                f.label()
+            )
         }
         (false, None) => {
             format!("unsupported texture format {hint:?} ({seen}; expected DDS, PNG or JPEG)")

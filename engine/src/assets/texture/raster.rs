@@ -25,9 +25,10 @@ pub(super) fn read(
     format: TextureFileFormat,
     limits: &TextureLimits,
 ) -> Result<Image, LoadError> {
-    let (image_format, label) = match format {
-        TextureFileFormat::Png => (ImageFormat::Png, "PNG"),
-        TextureFileFormat::Jpeg => (ImageFormat::Jpeg, "JPEG"),
+    let label = format.label();
+    let image_format = match format {
+        TextureFileFormat::Png => ImageFormat::Png,
+        TextureFileFormat::Jpeg => ImageFormat::Jpeg,
         TextureFileFormat::Dds => {
             return Err(LoadError::new(
                 name,
@@ -40,9 +41,9 @@ pub(super) fn read(
     let reader = || {
         let mut r = ImageReader::new(Cursor::new(bytes));
         r.set_format(image_format);
+        // The sides are checked here (with the engine's words) once the
+        // header is read; the decoder's allocations are capped.
         let mut l = Limits::default();
-        l.max_image_width = Some(limits.max_side);
-        l.max_image_height = Some(limits.max_side);
         l.max_alloc = Some(limits.max_bytes);
         r.limits(l);
         r
