@@ -112,7 +112,15 @@ impl Image {
     /// The image with its mip chain complete down to 1x1.
     ///
     /// - RGBA8: the levels it has are kept; each missing level is built from
-    ///   the one above by the linear-light box filter (module docs).
+    ///   the one above by a box filter in linear light: each 8-bit sRGB
+    ///   colour channel is decoded to linear (IEC 61966-2-1), the pixels an
+    ///   output pixel covers are averaged, and the mean is encoded back to
+    ///   sRGB, rounded to nearest. Colour is averaged weighted by alpha
+    ///   (straight alpha: a transparent pixel's colour does not bleed; where
+    ///   every covered pixel is transparent the plain mean is taken); alpha
+    ///   is the plain mean. An output pixel covers 2x2 source pixels; on an
+    ///   odd side the last one also takes the extra row or column, and a
+    ///   side of 1 stays 1.
     /// - BC with a full chain: returned as it is.
     /// - BC with a shorter chain (e.g. a DXT1 file without mips): decoded
     ///   to RGBA8 and completed as above, so that minified sampling has its

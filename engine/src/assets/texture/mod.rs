@@ -11,10 +11,11 @@
 //!   mask layout: BGRA, RGBA, BGRX, BGR, RGB565, A1RGB555, A4RGB444, ...)
 //!   to `Rgba8` with every mip level of the file.
 //! - [`Image::complete_mip_chain`] builds the missing levels down to 1x1
-//!   (box filter in linear light, see [`mips`](Image::complete_mip_chain)).
+//!   (box filter in linear light).
 //! - [`Image::decode_to_rgba8`] turns BC levels into RGBA8 for devices
 //!   without BC sampling.
-//! - [`load_material_texture`] reads a [`TextureSource`] (a file beside the
+//! - [`load_material_texture`] reads a
+//!   [`TextureSource`](crate::assets::TextureSource) (a file beside the
 //!   model, found case-insensitively and with either slash, or embedded
 //!   bytes) and completes its mip chain.
 //!
