@@ -6,6 +6,7 @@ mod error;
 pub mod gltf;
 mod model;
 mod options;
+pub mod texture;
 pub mod x;
 
 use std::path::Path;
