@@ -14,10 +14,13 @@ use glam::{Affine3A, Vec3};
 use vkskin::anim::PaletteHierarchy;
 use vkskin::assets::builtin::procedural;
 use vkskin::assets::Model;
+use vkskin::gpu::vk;
 use vkskin::mesh::{MorphTarget, SkinnedMesh};
 use vkskin::render::{OffscreenTarget, SkinCapture};
 use vkskin::skin::{paths, PathDesc, SkinPath, SkinPathConfig, Stage};
-use vkskin_tests::gpu::{diagonal, max_differences, normal_sensitivity, path_reference, GpuTest};
+use vkskin_tests::gpu::{
+    diagonal, max_differences, normal_sensitivity, path_reference, GpuTest, PathRig,
+};
 
 /// Relative position tolerance (of the bounding-box diagonal) and absolute
 /// tolerance on unit normals beyond their conditioning, as gpu_paths.rs.
@@ -287,6 +290,85 @@ fn every_path_morphs_tubes_like_the_reference() {
             cases.len() - refused.len(),
             cases.len()
         );
+    }
+    gpu.finish();
+}
+
+/// A second batch in the frame reads its own headers and entries (its
+/// records and entries start past the first batch's), with two frames in
+/// flight, each slot drawn twice.
+#[test]
+fn a_second_batch_in_a_frame_reads_its_own_weights() {
+    let gpu = GpuTest::new();
+    let case = tube_case_of(2, 4, 16, 2, 6);
+    let mesh = &case.model.meshes[0];
+    let hierarchy = PaletteHierarchy::new(&case.model.skins[0], &case.model.skeleton).unwrap();
+    let lead_weights = random_weights(16, 77);
+    let vc = mesh.positions.len();
+    for desc in paths() {
+        let mut rig = match PathRig::new(
+            &gpu,
+            desc,
+            &case.model,
+            0,
+            vk::PolygonMode::FILL,
+            true,
+            None,
+            2,
+            16,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                assert!(desc.name.ends_with("-push"), "{}: {e}", desc.name);
+                continue;
+            }
+        };
+        for round in 0..4 {
+            // The lead batch: three instances of other weights, bigger than
+            // the second batch so that the frame's buffers grow meanwhile.
+            let lead = 3 + round;
+            let got = rig.draw_behind(
+                &gpu,
+                lead,
+                |w| {
+                    w.write_all_morphed(|_| {
+                        (
+                            case.instances[0].0.as_slice(),
+                            lead_weights.as_slice(),
+                            Affine3A::IDENTITY,
+                            [1.0; 4],
+                        )
+                    })
+                    .expect("lead");
+                },
+                2,
+                |w| {
+                    w.write_all_morphed(|i| {
+                        let inst = &case.instances[(i + round) % 2];
+                        (
+                            inst.0.as_slice(),
+                            inst.1.as_slice(),
+                            Affine3A::IDENTITY,
+                            [1.0; 4],
+                        )
+                    })
+                    .expect("write");
+                },
+            );
+            for i in 0..2 {
+                let (skin, w) = &case.instances[(i + round) % 2];
+                check_instance(
+                    &format!("second batch, round {round}, instance {i}"),
+                    desc,
+                    mesh,
+                    &hierarchy,
+                    skin,
+                    w,
+                    &got[i * vc..(i + 1) * vc],
+                );
+            }
+        }
+        rig.wait_all();
     }
     gpu.finish();
 }
