@@ -496,6 +496,13 @@ fn deltas_beyond_the_limit_and_wrong_weights_are_refused() {
             "{}: {err}",
             desc.name
         );
+        // Its sets name this rig's frame slots: another path of the same
+        // name refuses it (the CPU stage holds no sets).
+        let mut other = SkinCapture::new(&gpu.device, desc, None).expect("rig");
+        match other.run(&prepared, &[skin]) {
+            Ok(_) => assert_eq!(stage, Stage::Cpu, "{} drew another path's mesh", desc.name),
+            Err(e) => assert!(e.to_string().contains("another SkinPath"), "{e}"),
+        }
     }
     gpu.finish();
 }

@@ -16,6 +16,8 @@ use crate::mesh::SkinnedMesh;
 
 /// What preparing a mesh with morph targets needs on a GPU stage.
 pub(crate) struct MorphSetup<'a> {
+    /// The preparing `SkinPath`'s id: only it may draw the mesh.
+    pub path_id: u64,
     /// The morph set layout (GPU stages; `None` on the CPU stage).
     pub layout: Option<&'a DescriptorSetLayout>,
     /// Frame slots (one set each).
@@ -89,6 +91,8 @@ pub(crate) fn check_targets(mesh: &SkinnedMesh) -> Result<(), String> {
 pub(crate) struct MorphGpu {
     /// Targets (the length of the weights an instance takes).
     pub targets: usize,
+    /// The `SkinPath` that prepared it (its sets name that path's slots).
+    path_id: u64,
     _deltas: Buffer,
     _pool: DescriptorPool,
     /// One set per frame slot: the deltas and that slot's buffers.
@@ -156,6 +160,7 @@ impl MorphGpu {
         }
         Ok(Self {
             targets: t,
+            path_id: setup.path_id,
             _deltas: deltas,
             _pool: pool,
             sets,
@@ -163,8 +168,15 @@ impl MorphGpu {
         })
     }
 
+    /// The id of the `SkinPath` that prepared the mesh.
+    pub(crate) fn path_id(&self) -> u64 {
+        self.path_id
+    }
+
     /// Frame slot `slot`'s set, pointed at the slot's `headers` and
-    /// `entries` first if it names older buffers (`version` is theirs).
+    /// `entries` first if it names older buffers (`version` is theirs);
+    /// an error from another path than the one that prepared the mesh
+    /// (`path_id`).
     /// Called while recording the slot's frame, after its batches (the
     /// buffers no longer change) and before any of its commands that bind
     /// the set: the set's last use was the slot's previous submission,
@@ -172,11 +184,17 @@ impl MorphGpu {
     pub(crate) fn set_for(
         &self,
         device: &Device,
+        path_id: u64,
         slot: usize,
         version: u64,
         headers: &Buffer,
         entries: &Buffer,
     ) -> GpuResult<vk::DescriptorSet> {
+        if path_id != self.path_id {
+            return Err(GpuError::InvalidArgument(
+                "a mesh with morph targets is drawn only by the SkinPath that prepared it".into(),
+            ));
+        }
         let set = *self.sets.get(slot).ok_or_else(|| {
             GpuError::InvalidArgument(format!(
                 "frame slot {slot}: the mesh was prepared for {} frames in flight",

@@ -181,7 +181,9 @@ impl BatchWriter<'_> {
     /// model-to-world matrix and tint `place(i)`. One pass over the bytes,
     /// nothing allocated once warm. `crowd` must hold as many instances as
     /// the batch, animating the skin the mesh was prepared for. The reports
-    /// are merged.
+    /// are merged. A mesh with morph targets is drawn at all-zero weights
+    /// (the crowd samples no weights; see
+    /// [`InstanceWriter::write_morphed`]).
     pub fn animate(
         &mut self,
         crowd: &mut Crowd,

@@ -167,6 +167,9 @@ pub struct SkinPath {
     compute: Vec<((u32, bool), Pipeline)>,
     _pool: Option<DescriptorPool>,
     slots: Vec<Slot>,
+    /// Unique in the process: the meshes it prepared with morph targets
+    /// hold sets naming its slots' buffers and are drawn by it alone.
+    id: u64,
 }
 
 fn stage_flags() -> vk::ShaderStageFlags {
@@ -366,6 +369,7 @@ impl SkinPath {
             compute: Vec::new(),
             _pool: pool,
             slots,
+            id: super::morph::next_version(),
         };
         // Every slot gets storage from the start, so every set is written
         // before any draw can bind it.
@@ -435,6 +439,7 @@ impl SkinPath {
         let limit = self.limit_text();
         let device_range = u64::from(self.device.limits().max_storage_buffer_range);
         let morph = super::morph::MorphSetup {
+            path_id: self.id,
             layout: (self.desc.stage != Stage::Cpu).then_some(&self.morph_layout),
             slots: self.slots.len(),
             limit: self
@@ -628,6 +633,17 @@ impl SkinPath {
                 "a batch after this frame's recording began".into(),
             ));
         }
+        if prepared
+            .morph
+            .as_ref()
+            .is_some_and(|m| m.path_id() != self.id)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} has morph targets and was prepared by another SkinPath of {}: \
+                 only the path that prepared it draws it",
+                prepared.name, self.desc.name
+            )));
+        }
         if count == 0 {
             return Err(GpuError::InvalidArgument(
                 "a batch of zero instances".into(),
@@ -693,11 +709,12 @@ impl SkinPath {
                     .saturating_mul(8),
                 limit: storage_range,
             })?;
-        if stage != Stage::Cpu && records_end as u64 * 8 > storage_range {
+        let headers_end = if targets > 0 { records_end } else { 0 };
+        if headers_end as u64 * 8 > storage_range {
             return Err(GpuError::Limit {
                 what:
                     "morph header bytes in one frame (instance records x 8; maxStorageBufferRange)",
-                needed: records_end as u64 * 8,
+                needed: headers_end as u64 * 8,
                 limit: storage_range,
             });
         }
@@ -715,7 +732,7 @@ impl SkinPath {
         self.ensure_palette(frame, palette_end)?;
         self.ensure_records(frame, records_end)?;
         self.ensure_out(frame, out_end)?;
-        self.ensure_morph(frame, records_end, entries_end)?;
+        self.ensure_morph(frame, headers_end, entries_end)?;
         let is_push = self.is_push();
         let slot = &mut self.slots[frame];
         slot.palette_used = palette_end;
@@ -868,7 +885,9 @@ impl SkinPath {
     }
 
     /// Grows frame `frame`'s morph headers to `headers` instance records and
-    /// its entries to `entries` (GPU stages), keeping what this frame wrote.
+    /// its entries to `entries` (GPU stages), keeping what this frame wrote
+    /// (every slot has both buffers from the start, so a mesh's set can
+    /// always name them).
     fn ensure_morph(&mut self, frame: usize, headers: usize, entries: usize) -> GpuResult<()> {
         if self.desc.stage == Stage::Cpu {
             return Ok(());
@@ -926,6 +945,7 @@ impl SkinPath {
         let m = prepared.morph.as_ref().ok_or_else(missing)?;
         m.set_for(
             &self.device,
+            self.id,
             frame,
             slot.morph_version,
             slot.morph_headers.as_ref().ok_or_else(missing)?,
