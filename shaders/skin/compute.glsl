@@ -4,8 +4,9 @@
 // (non-skinning) pipeline then draws, as many times as the frame needs.
 //
 // Set 0: the mesh (bind-pose vertices, influences); set 1: the palette
-// storage (or none: a storage may reach it through push constants); set 2: the output positions and normals (tightly packed vec3,
-// the plain pipeline's vertex streams 0 and 1).
+// storage (or none: a storage may reach it through push constants); set 2:
+// the output positions and normals (tightly packed vec3, the plain
+// pipeline's vertex streams 0 and 1); set 3 (MORPH): morph targets.
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -31,6 +32,10 @@ layout(set = 2, binding = 1, std430) writeonly buffer OutNormals {
 
 #include "push.glsl"
 
+#ifdef MORPH
+#include "morph.glsl"
+#endif
+
 void read_influences(uint v, bool second, out uvec4 j, out vec4 w) {
     uint o = v * 6u;
     uint a = second ? mesh_inf1.v[o] : mesh_inf0.v[o];
@@ -50,6 +55,9 @@ void main() {
     uint o = v * 8u;
     vec3 p = vec3(mesh_base.v[o], mesh_base.v[o + 1u], mesh_base.v[o + 2u]);
     vec3 n = vec3(mesh_base.v[o + 3u], mesh_base.v[o + 4u], mesh_base.v[o + 5u]);
+#ifdef MORPH
+    morph_vertex(pc.first_record + inst, v, p, n);
+#endif
     uvec4 j[2];
     vec4 w[2];
     read_influences(v, false, j[0], w[0]);

@@ -20,6 +20,8 @@ layout(push_constant, std430) uniform ComputePush {
     uint instance_count;
     // Output vertex of instance 0's vertex 0.
     uint out_base;
+    // Instance record of the batch's instance 0 (morph headers).
+    uint first_record;
 } pc;
 #elif !defined(PALETTE_IN_PUSH_CONSTANTS)
 // Host mirror: vkskin::skin::DrawPush.

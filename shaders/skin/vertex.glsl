@@ -2,7 +2,7 @@
 // storage (palette_vec4), its encoding (skin_vertex), then this.
 //
 // Defines: INFLUENCES (4 or 8: a second joints/weights stream),
-// SKIN_CAPTURE (see capture.glsl).
+// SKIN_CAPTURE (see capture.glsl), MORPH (morph targets, see morph.glsl).
 #include "../common/frame.glsl"
 #include "common.glsl"
 #include "instance.glsl"
@@ -34,6 +34,10 @@ uint palette_base() {
 }
 #endif
 
+#ifdef MORPH
+#include "morph.glsl"
+#endif
+
 #ifdef SKIN_CAPTURE
 #include "capture.glsl"
 // Partitioned meshes duplicate vertices: this is the original index.
@@ -52,8 +56,15 @@ void main() {
     j[1] = uvec4(0u);
     w[1] = vec4(0.0);
 #endif
+    vec3 bp = in_position;
+    vec3 bn = in_normal;
+#ifdef MORPH
+    // gl_InstanceIndex is the instance record (firstInstance included);
+    // gl_VertexIndex the GPU vertex (the part's vertexOffset included).
+    morph_vertex(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn);
+#endif
     vec3 p, n;
-    skin_vertex(palette_base(), j, w, in_position, in_normal, p, n);
+    skin_vertex(palette_base(), j, w, bp, bn, p, n);
 #ifdef SKIN_CAPTURE
     capture_vertex(uint(gl_InstanceIndex), in_source, p, n);
 #endif

@@ -281,6 +281,85 @@ impl PathRig {
         }
     }
 
+    /// Draws one frame of two batches of the rig's mesh, `lead` instances
+    /// written by `fill_lead`, then `count` written by `fill`, waits for it
+    /// and returns the second batch's captured vertices (instance-major):
+    /// its instance records, outputs and morph entries start past the
+    /// first batch's.
+    pub fn draw_behind(
+        &mut self,
+        gpu: &GpuTest,
+        lead: usize,
+        fill_lead: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+        count: usize,
+        fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+    ) -> Vec<CapturedVertex> {
+        let vc = self.mesh.vertex_count() as usize;
+        self.ensure_capture(gpu, count * vc);
+        let frame = self.frames.begin().expect("begin");
+        self.path.begin_frame(frame.index).expect("begin frame");
+        let mut w = self
+            .path
+            .batch(frame.index, &self.mesh, lead)
+            .expect("lead batch");
+        let first = w.batch();
+        fill_lead(&mut w);
+        let mut w = self
+            .path
+            .batch(frame.index, &self.mesh, count)
+            .expect("batch");
+        let second = w.batch();
+        fill(&mut w);
+        self.frame_sets
+            .write(
+                frame.index,
+                &FrameUniforms {
+                    view_proj: self
+                        .camera
+                        .view_proj(self.target.aspect_ratio())
+                        .to_cols_array_2d(),
+                    color: WIRE_COLOR,
+                    light: [0.3, 0.5, 1.0, 0.0],
+                },
+            )
+            .expect("frame uniforms");
+        let d = &gpu.device;
+        if let Some(c) = &mut self.capture {
+            let (vc, first) = second.capture_target();
+            c.set_target(vc, first).expect("capture target");
+            c.barrier_before_draw(d, frame.cmd);
+        }
+        let batches = [(&first, &self.mesh), (&second, &self.mesh)];
+        self.path
+            .prepass(frame.cmd, frame.index, &batches)
+            .expect("prepass");
+        self.target.begin(frame.cmd, CLEAR_COLOR);
+        for b in [&first, &second] {
+            self.path
+                .record_draw(
+                    frame.cmd,
+                    frame.index,
+                    &self.frame_sets,
+                    b,
+                    &self.mesh,
+                    self.polygon,
+                    self.capture.as_ref(),
+                )
+                .expect("record");
+        }
+        self.target.end_and_copy(frame.cmd);
+        self.path.finish(frame.cmd, frame.index).expect("finish");
+        if let Some(c) = &self.capture {
+            c.barrier_to_host(d, frame.cmd);
+        }
+        self.frames.submit(&frame, None, None).expect("submit");
+        self.frames.wait(&frame).expect("wait");
+        match &self.capture {
+            Some(c) => c.read(count * vc).expect("read capture"),
+            None => Vec::new(),
+        }
+    }
+
     /// [`PathRig::submit`] with the batch of `count` instances written by
     /// `fill`.
     pub fn submit_with(

@@ -9,7 +9,7 @@ use glam::Affine3A;
 use super::frames::HostFrames;
 use crate::anim::{
     AnimError, Clip, LocalToModelJob, PaletteHierarchy, PaletteReport, PlaybackMode,
-    SamplingContext, SamplingJob, Skeleton, Skin, Transform,
+    SamplingContext, SamplingJob, Skeleton, Skin, Transform, WeightSamplingJob,
 };
 use crate::assets::Model;
 use crate::gpu::{vk, Device, GpuError, GpuResult};
@@ -88,6 +88,9 @@ struct CharacterMesh {
     skin: usize,
     /// The material's base colour (white without one).
     tint: [f32; 4],
+    /// Its morph targets' run of the character's weight vector
+    /// (`first_weight..first_weight + targets`); `None` without targets.
+    morph: Option<std::ops::Range<usize>>,
 }
 
 struct Character {
@@ -96,6 +99,9 @@ struct Character {
     skins: Vec<Skin>,
     clips: Vec<Clip>,
     meshes: Vec<CharacterMesh>,
+    /// Morph weights where nothing animates them (the model's defaults,
+    /// padded with zeros to the longest clip's weight tracks).
+    weight_defaults: Vec<f32>,
     /// Live instances, in the order they were added.
     instances: Vec<usize>,
 }
@@ -115,6 +121,11 @@ struct Instance {
     skins: Vec<Vec<Affine3A>>,
     /// `skins` must be recomputed from `joints` (a static pose changed).
     dirty: bool,
+    /// The character's morph weight vector for this instance.
+    weights: Vec<f32>,
+    /// `weights` were set by the host ([`Renderer::set_morph_weights`]):
+    /// clips do not sample them.
+    weights_set: bool,
 }
 
 /// One batch of the open frame: instances of one mesh of one character.
@@ -216,8 +227,14 @@ impl Renderer {
     /// submission on the host's queue that waits for itself: call it
     /// outside the frame loop, never while another thread uses the queue)
     /// and keeps a copy of its skeleton, skins and clips. Each mesh is
-    /// tinted with its material's base colour.
+    /// tinted with its material's base colour. Meshes with morph targets
+    /// are drawn morphed by each instance's weights: the model's defaults
+    /// (`Model::default_morph_weights`), the weight tracks of the clip an
+    /// instance plays, or what [`Renderer::set_morph_weights`] gave.
     pub fn add_character(&mut self, model: &Model) -> GpuResult<CharacterId> {
+        let mut weight_defaults = model.default_morph_weights();
+        let clip_weights = model.clips.iter().map(Clip::weight_count).max();
+        weight_defaults.resize(weight_defaults.len().max(clip_weights.unwrap_or(0)), 0.0);
         let mut meshes = Vec::with_capacity(model.meshes.len());
         for mesh in &model.meshes {
             let skin = model.skins.get(mesh.skin).ok_or_else(|| {
@@ -235,10 +252,25 @@ impl Renderer {
                 .material
                 .and_then(|m| model.materials.get(m))
                 .map_or([1.0; 4], |m| m.base_color.to_array());
+            let morph = if mesh.morph.is_empty() {
+                None
+            } else {
+                let run = mesh.morph.first_weight..mesh.morph.first_weight + mesh.morph.len();
+                if run.end > weight_defaults.len() {
+                    return Err(GpuError::InvalidArgument(format!(
+                        "{}: mesh {:?} takes morph weights {run:?}, the model's weight vector has {}",
+                        model.name,
+                        mesh.name,
+                        weight_defaults.len()
+                    )));
+                }
+                Some(run)
+            };
             meshes.push(CharacterMesh {
                 prepared: self.path.prepare(mesh, &hierarchy)?,
                 skin: mesh.skin,
                 tint,
+                morph,
             });
         }
         for clip in &model.clips {
@@ -258,6 +290,7 @@ impl Renderer {
             skins: model.skins.clone(),
             clips: model.clips.clone(),
             meshes,
+            weight_defaults,
             instances: Vec::new(),
         });
         Ok(CharacterId(self.characters.len() - 1))
@@ -294,6 +327,8 @@ impl Renderer {
             joints,
             skins,
             dirty: true,
+            weights: c.weight_defaults.clone(),
+            weights_set: false,
         }));
         c.instances.push(index);
         Ok(InstanceId(index))
@@ -327,7 +362,8 @@ impl Renderer {
 
     /// Sets where an instance's pose comes from. A new clip starts a fresh
     /// sampling context; [`Pose::Bind`] and [`Pose::Joints`] keep their
-    /// matrices until changed.
+    /// matrices until changed. Morph weights return to the character's
+    /// defaults, which a clip's weight tracks then animate.
     pub fn set_pose(&mut self, instance: InstanceId, pose: Pose) -> GpuResult<()> {
         let i = self
             .instances
@@ -339,6 +375,8 @@ impl Renderer {
         if pose == Pose::Bind {
             i.joints = c.skeleton.bind_model();
         }
+        i.weights.copy_from_slice(&c.weight_defaults);
+        i.weights_set = false;
         i.pose = pose;
         i.dirty = true;
         Ok(())
@@ -363,6 +401,41 @@ impl Renderer {
         i.joints.copy_from_slice(joints);
         i.pose = Pose::Joints;
         i.dirty = true;
+        Ok(())
+    }
+
+    /// Length of `character`'s morph weight vector (0 without morph
+    /// targets): what [`Renderer::set_morph_weights`] takes.
+    pub fn morph_weight_count(&self, character: CharacterId) -> GpuResult<usize> {
+        self.characters
+            .get(character.0)
+            .map(|c| c.weight_defaults.len())
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!("character {} was never added", character.0))
+            })
+    }
+
+    /// Sets an instance's morph weights by hand: the character's whole
+    /// weight vector ([`Renderer::morph_weight_count`] floats, finite, not
+    /// clamped; each mesh reads its run). They hold, whatever clip the
+    /// instance plays, until the next call or [`Renderer::set_pose`].
+    pub fn set_morph_weights(&mut self, instance: InstanceId, weights: &[f32]) -> GpuResult<()> {
+        let i = self.instance_mut(instance)?;
+        if weights.len() != i.weights.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{} morph weights for a character's vector of {}",
+                weights.len(),
+                i.weights.len()
+            )));
+        }
+        if let Some(k) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(GpuError::InvalidArgument(format!(
+                "morph weight {k} is {}",
+                weights[k]
+            )));
+        }
+        i.weights.copy_from_slice(weights);
+        i.weights_set = true;
         Ok(())
     }
 
@@ -510,6 +583,18 @@ impl Renderer {
                 }
                 .run()
                 .map_err(anim_error(&c.name))?;
+                if !inst.weights_set && clip_ref.weight_count() > 0 {
+                    WeightSamplingJob {
+                        clip: clip_ref,
+                        context: &mut inst.context,
+                        time: time_offset + time * speed,
+                        mode,
+                        defaults: &c.weight_defaults,
+                        output: &mut inst.weights,
+                    }
+                    .run()
+                    .map_err(anim_error(&c.name))?;
+                }
                 LocalToModelJob::full(&c.skeleton, &inst.locals, &mut inst.joints)
                     .run()
                     .map_err(anim_error(&c.name))?;
@@ -553,7 +638,20 @@ impl Renderer {
                         GpuError::InvalidArgument(format!("{}: no skin {}", c.name, mesh.skin))
                     })?;
                     let tint = std::array::from_fn(|k| mesh.tint[k] * inst.tint[k]);
-                    merged.merge(&w.write(skin, &inst.transform, tint)?);
+                    let report = match &mesh.morph {
+                        Some(run) => {
+                            let weights = inst.weights.get(run.clone()).ok_or_else(|| {
+                                GpuError::InvalidArgument(format!(
+                                    "{}: morph weights {run:?} of {}",
+                                    c.name,
+                                    inst.weights.len()
+                                ))
+                            })?;
+                            w.write_morphed(skin, weights, &inst.transform, tint)?
+                        }
+                        None => w.write(skin, &inst.transform, tint)?,
+                    };
+                    merged.merge(&report);
                 }
                 drawn.push(Drawn {
                     batch,

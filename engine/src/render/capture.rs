@@ -104,6 +104,34 @@ impl SkinCapture {
         prepared: &PreparedMesh,
         palettes: &[&[Affine3A]],
     ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
+        self.run_inner(prepared, palettes, None)
+    }
+
+    /// [`SkinCapture::run`] with morph weights: instance `i` has the
+    /// palette `palettes[i]` and the weights `weights[i]` of the mesh's
+    /// morph targets ([`crate::skin::InstanceWriter::write_morphed`]).
+    pub fn run_morphed(
+        &mut self,
+        prepared: &PreparedMesh,
+        palettes: &[&[Affine3A]],
+        weights: &[&[f32]],
+    ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
+        if weights.len() != palettes.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{} weight vectors for {} palettes",
+                weights.len(),
+                palettes.len()
+            )));
+        }
+        self.run_inner(prepared, palettes, Some(weights))
+    }
+
+    fn run_inner(
+        &mut self,
+        prepared: &PreparedMesh,
+        palettes: &[&[Affine3A]],
+        weights: Option<&[&[f32]]>,
+    ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
         let n = palettes.len();
         let vc = prepared.vertex_count() as usize;
         let total = n
@@ -120,7 +148,12 @@ impl SkinCapture {
         self.path.begin_frame(0)?;
         let mut writer = self.path.batch(0, prepared, n)?;
         let batch = writer.batch();
-        let report = writer.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))?;
+        let report = match weights {
+            Some(w) => {
+                writer.write_all_morphed(|i| (palettes[i], w[i], Affine3A::IDENTITY, [1.0; 4]))?
+            }
+            None => writer.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))?,
+        };
         if self.capture.as_ref().is_none_or(|c| c.capacity() < total) {
             let layout = self.path.capture_layout().ok_or_else(|| {
                 GpuError::InvalidArgument("the capture path has no capture layout".into())

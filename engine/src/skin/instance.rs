@@ -69,4 +69,7 @@ pub struct ComputePush {
     pub instance_count: u32,
     /// Output vertex of instance 0's vertex 0.
     pub out_base: u32,
+    /// Instance record of the batch's instance 0 (where its morph header
+    /// is).
+    pub first_record: u32,
 }

@@ -19,6 +19,17 @@ fn path_spirv(
     stage: Stage,
     capture: bool,
 ) -> Vec<u32> {
+    path_spirv_with(storage, encoding, stage, capture, false)
+}
+
+/// [`path_spirv`], optionally the MORPH permutation.
+fn path_spirv_with(
+    storage: &dyn Storage,
+    encoding: &dyn Encoding,
+    stage: Stage,
+    capture: bool,
+    morph: bool,
+) -> Vec<u32> {
     let (file, prelude, stage_file) = match stage {
         Stage::Compute => (
             "gen/t.comp",
@@ -37,6 +48,9 @@ fn path_spirv(
         .define("INFLUENCES", 8);
     if capture {
         desc = desc.define("SKIN_CAPTURE", 1);
+    }
+    if morph {
+        desc = desc.define("MORPH", 1);
     }
     compile(&ShaderSources::embedded().with(file, src), &desc).unwrap()
 }
@@ -62,6 +76,29 @@ fn every_storage_and_encoding_compiles_in_both_stages() {
             }
         }
     }
+}
+
+#[test]
+fn every_storage_and_encoding_compiles_with_morph_targets() {
+    for &storage in STORAGES {
+        for &encoding in ENCODINGS {
+            path_spirv_with(storage, encoding, Stage::Vertex, true, true);
+            if storage.serves_compute() {
+                path_spirv_with(storage, encoding, Stage::Compute, false, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn morph_entries_match_the_shader_blocks() {
+    let spirv = path_spirv_with(compute_storage(), ENCODINGS[0], Stage::Vertex, true, true);
+    let d = struct_layout(&spirv, "MorphDeltas").unwrap();
+    assert_eq!(d.member("info").unwrap().offset, 0);
+    assert_eq!(d.member("d").unwrap().offset, 16);
+    let e = struct_layout(&spirv, "MorphEntries").unwrap();
+    assert_eq!(e.member("e").unwrap().offset, 0);
+    assert_eq!(size_of::<super::morph::MorphEntry>(), 8);
 }
 
 #[test]
@@ -155,6 +192,7 @@ fn compute_push_matches_the_shader_block() {
         ("vertex_count", offset_of!(ComputePush, vertex_count)),
         ("instance_count", offset_of!(ComputePush, instance_count)),
         ("out_base", offset_of!(ComputePush, out_base)),
+        ("first_record", offset_of!(ComputePush, first_record)),
     ] {
         assert_eq!(l.member(name).unwrap().offset as usize, off, "{name}");
     }

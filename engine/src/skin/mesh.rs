@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::morph::{MorphGpu, MorphSetup};
 use super::registry::{PathDesc, Stage};
 use crate::anim::PaletteHierarchy;
 use crate::gpu::{vk, Buffer, DescriptorPool, DescriptorSetLayout, Device, GpuError, GpuResult};
@@ -88,6 +89,11 @@ pub struct PreparedMesh {
     pub(crate) cpu: Option<CpuStreams>,
     /// The compute stage's set 0 (mesh streams as storage buffers).
     pub(crate) compute_set: Option<(DescriptorPool, vk::DescriptorSet)>,
+    /// Morph targets of the mesh (0: none; instances then take no
+    /// weights).
+    pub(crate) morph_targets: usize,
+    /// The GPU stages' morph deltas and sets (meshes with targets).
+    pub(crate) morph: Option<MorphGpu>,
 }
 
 /// What the CPU stage's job reads.
@@ -99,6 +105,8 @@ pub(crate) struct CpuStreams {
     /// Bind positions and normals, with their blocks of eight for the
     /// LBS and DQS kernels that read them (`run_prepared`).
     pub vertices: crate::anim::BindVertices,
+    /// The mesh's morph targets (morphed on the CPU per instance).
+    pub targets: Vec<crate::mesh::MorphTarget>,
 }
 
 impl PreparedMesh {
@@ -141,6 +149,12 @@ impl PreparedMesh {
     /// 4 or 8 (the pipeline permutation).
     pub fn influences(&self) -> u32 {
         self.influences
+    }
+
+    /// Morph targets: the length of the weights
+    /// [`super::InstanceWriter::write_morphed`] takes (0: none).
+    pub fn morph_targets(&self) -> usize {
+        self.morph_targets
     }
 }
 
@@ -245,6 +259,7 @@ pub(crate) fn prepare(
     compute_layout: Option<&DescriptorSetLayout>,
     mesh: &SkinnedMesh,
     hierarchy: &PaletteHierarchy,
+    morph: MorphSetup<'_>,
 ) -> GpuResult<PreparedMesh> {
     let palette_len = hierarchy.parent.len();
     if palette_len == 0 || hierarchy.order.len() != palette_len {
@@ -382,6 +397,19 @@ pub(crate) fn prepare(
         vk::BufferUsageFlags::INDEX_BUFFER,
         bytemuck::cast_slice(&indices),
     )?;
+    let morph_targets = mesh.morph.targets.len();
+    super::morph::check_targets(mesh).map_err(|e| fault(mesh, path, e))?;
+    let morph_gpu = match (morph.layout, morph_targets) {
+        (Some(layout), 1..) => Some(MorphGpu::new(
+            device,
+            mesh,
+            &source,
+            layout,
+            &morph,
+            |what| fault(mesh, path, what),
+        )?),
+        _ => None,
+    };
     let compute_set = match compute_layout {
         Some(layout) => {
             let pool = DescriptorPool::new(device, &[layout], 1)?;
@@ -411,6 +439,7 @@ pub(crate) fn prepare(
             joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
             weights: inf.weights.clone(),
             vertices,
+            targets: mesh.morph.targets.clone(),
         })
     } else {
         None
@@ -433,5 +462,7 @@ pub(crate) fn prepare(
         instance_vec4s: palette_offset,
         cpu,
         compute_set,
+        morph_targets,
+        morph: morph_gpu,
     })
 }

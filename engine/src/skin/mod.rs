@@ -14,6 +14,7 @@ pub mod encoding;
 mod frame;
 mod instance;
 mod mesh;
+mod morph;
 mod path;
 pub mod registry;
 pub mod storage;

@@ -78,6 +78,20 @@ fn low_level_frame(
     time: f32,
     u: &FrameUniforms,
 ) -> Vec<u8> {
+    low_level_frame_weighted(gpu, target, model, path, time, u, None)
+}
+
+/// [`low_level_frame`] with the model's morph weight vector `weights`
+/// (each mesh with targets takes its run).
+fn low_level_frame_weighted(
+    gpu: &GpuTest,
+    target: &OffscreenTarget,
+    model: &Model,
+    path: &'static vkskin::skin::PathDesc,
+    time: f32,
+    u: &FrameUniforms,
+    weights: Option<&[f32]>,
+) -> Vec<u8> {
     let d = &gpu.device;
     let mut path = SkinPath::new(d, path, config()).unwrap();
     let meshes: Vec<_> = model
@@ -106,7 +120,12 @@ fn low_level_frame(
                 .map_or([1.0; 4], |mat| mat.base_color.to_array());
             let mut w = path.batch(0, p, 1)?;
             let palette = palettes[m.skin].as_slice();
-            w.write_all(|_| (palette, Affine3A::IDENTITY, tint))?;
+            match weights.and_then(|all| m.morph.weights(all)) {
+                Some(mw) if !m.morph.is_empty() => {
+                    w.write_all_morphed(|_| (palette, mw, Affine3A::IDENTITY, tint))?
+                }
+                _ => w.write_all(|_| (palette, Affine3A::IDENTITY, tint))?,
+            };
             batches.push(w.batch());
         }
         sets.write(0, u)?;
@@ -151,6 +170,111 @@ fn the_renderer_draws_what_the_low_level_calls_draw_on_every_stage() {
         assert!(is_drawn(&theirs), "{name}: an empty frame");
         let differing = ours.iter().zip(&theirs).filter(|(a, b)| a != b).count();
         assert_eq!(differing, 0, "{name}: {differing} bytes differ");
+    }
+    drop(target);
+    gpu.finish();
+}
+
+/// The character with two morph targets on every mesh (one weight run):
+/// target 0 moves every vertex 30 cm along +X and bends its normal, target
+/// 1 moves normals only; clip 0 (prepended) animates the weights from
+/// (0, 0) to (1, 2) over a second and poses the bind pose.
+fn morph_character() -> Model {
+    use vkskin::anim::{Clip, Interpolation, RawClip, RawWeightTrack};
+    use vkskin::mesh::{MorphSet, MorphTarget};
+    let mut model = Character::model();
+    for mesh in &mut model.meshes {
+        let n = mesh.positions.len();
+        mesh.morph.targets = vec![
+            MorphTarget {
+                positions: vec![Vec3::new(0.3, 0.0, 0.0); n],
+                normals: vec![Vec3::new(0.0, 0.5, 0.0); n],
+                ..MorphTarget::default()
+            },
+            MorphTarget {
+                normals: vec![Vec3::new(0.4, 0.0, -0.2); n],
+                ..MorphTarget::default()
+            },
+        ];
+        mesh.morph.first_weight = 0;
+    }
+    model.morph_sets = vec![MorphSet {
+        name: "test".into(),
+        target_names: vec![String::new(); 2],
+        defaults: vec![0.0; 2],
+        first_weight: 0,
+    }];
+    let raw = RawClip {
+        name: "weights".into(),
+        duration: 1.0,
+        tracks: Vec::new(),
+        weights: vec![RawWeightTrack {
+            first: 0,
+            count: 2,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![0.0, 0.0, 1.0, 2.0],
+            tangents: Vec::new(),
+        }],
+    };
+    let clip = Clip::build(&raw, &model.skeleton).unwrap();
+    model.clips.insert(0, clip);
+    model
+}
+
+#[test]
+fn morph_weights_from_a_clip_or_the_host_draw_what_the_low_level_calls_draw() {
+    let gpu = GpuTest::new();
+    let model = morph_character();
+    let u = uniforms(&model);
+    let target = OffscreenTarget::new(&gpu.device, SIZE.0, SIZE.1).unwrap();
+    for name in ["4x3-ubo", "dq-ssbo", "dq-compute", "4x3-cpu"] {
+        let desc = find(name).unwrap_or_else(|| panic!("no path {name}"));
+        let mut renderer = Renderer::new(&gpu.device, desc, config()).unwrap();
+        let c = renderer.add_character(&model).unwrap();
+        assert_eq!(renderer.morph_weight_count(c).unwrap(), 2);
+        let i = renderer
+            .add_instance(c, Affine3A::IDENTITY, Pose::clip(0))
+            .unwrap();
+        // The clip's weights at 0.5 s: (0.5, 1).
+        let mut ours = Vec::new();
+        for (k, t) in [0.1, 0.5].into_iter().enumerate() {
+            ours = renderer_frame(&gpu, &target, &mut renderer, k % 2, t, &u, 1, 1);
+        }
+        let sampled = model
+            .morph_weights(model.clips.first(), 0.5, PlaybackMode::Loop)
+            .unwrap();
+        assert_eq!(sampled, vec![0.5, 1.0]);
+        let theirs = low_level_frame_weighted(&gpu, &target, &model, desc, 0.5, &u, Some(&sampled));
+        let unmorphed = low_level_frame(&gpu, &target, &model, desc, 0.5, &u);
+        assert!(is_drawn(&theirs), "{name}: an empty frame");
+        let moved = theirs
+            .iter()
+            .zip(&unmorphed)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(moved > 1000, "{name}: the weights moved {moved} bytes only");
+        let differing = ours.iter().zip(&theirs).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differing, 0,
+            "{name}: clip weights: {differing} bytes differ"
+        );
+        // Hand-set weights hold over the clip's.
+        let hand = [-0.4, 1.5];
+        renderer.set_morph_weights(i, &hand).unwrap();
+        let ours = renderer_frame(&gpu, &target, &mut renderer, 0, 0.7, &u, 1, 1);
+        let theirs = low_level_frame_weighted(&gpu, &target, &model, desc, 0.7, &u, Some(&hand));
+        let differing = ours.iter().zip(&theirs).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differing, 0,
+            "{name}: hand weights: {differing} bytes differ"
+        );
+        invalid(renderer.set_morph_weights(i, &[1.0]), "one weight of two");
+        invalid(
+            renderer.set_morph_weights(i, &[f32::NAN, 0.0]),
+            "a NaN weight",
+        );
+        drop(renderer);
     }
     drop(target);
     gpu.finish();

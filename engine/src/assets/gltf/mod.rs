@@ -340,12 +340,6 @@ fn build(
             )
         })?);
     }
-    let morphed = meshes_out.iter().filter(|m| !m.morph.is_empty()).count();
-    if morphed > 0 {
-        ctx.warn(format!(
-            "{morphed} mesh(es) carry morph targets: the animation layer samples their weights and the CPU jobs apply them (MorphJob), but the GPU skinning paths draw the base meshes for now"
-        ));
-    }
     let name = ctx
         .file
         .file_stem()

@@ -7,6 +7,7 @@ use glam::{Affine3A, Vec3};
 use super::super::encoding::CpuSkinning;
 use super::super::instance::InstanceRecord;
 use super::super::mesh::PreparedMesh;
+use super::super::morph::MorphEntry;
 use super::super::registry::Stage;
 use crate::anim::{Crowd, PaletteReport, Parallelism, Strided};
 use crate::gpu::{GpuError, GpuResult};
@@ -57,6 +58,13 @@ pub struct BatchWriter<'a> {
     pub(super) records: &'a mut [InstanceRecord],
     pub(super) positions: &'a mut [Vec3],
     pub(super) normals: &'a mut [Vec3],
+    /// The batch's morph headers, one per instance (GPU stages, meshes
+    /// with targets; else empty).
+    pub(super) morph_headers: &'a mut [MorphEntry],
+    /// The batch's morph entries: `targets` per instance.
+    pub(super) morph_entries: &'a mut [MorphEntry],
+    /// The index of `morph_entries[0]` in the frame's entry buffer.
+    pub(super) entries_base: u32,
 }
 
 impl<'a> BatchWriter<'a> {
@@ -84,6 +92,14 @@ impl<'a> BatchWriter<'a> {
         let mut rec = &mut *self.records;
         let mut pos = &mut *self.positions;
         let mut nrm = &mut *self.normals;
+        let mut heads = &mut *self.morph_headers;
+        let mut ents = &mut *self.morph_entries;
+        let targets = if heads.is_empty() {
+            0
+        } else {
+            prepared.morph_targets
+        };
+        let mut first_entry = self.entries_base;
         (0..self.batch.count).map(move |_| {
             let take = stride.min(pal.len());
             let (p, rest) = std::mem::take(&mut pal).split_at_mut(take);
@@ -95,12 +111,28 @@ impl<'a> BatchWriter<'a> {
             pos = rest;
             let (on, rest) = std::mem::take(&mut nrm).split_at_mut(cpu);
             nrm = rest;
+            let morph = if targets > 0 {
+                let (h, rest) = std::mem::take(&mut heads).split_at_mut(1);
+                heads = rest;
+                let (e, rest) = std::mem::take(&mut ents).split_at_mut(targets);
+                ents = rest;
+                let m = Some(MorphOut {
+                    header: &mut h[0],
+                    entries: e,
+                    first_entry,
+                });
+                first_entry += targets as u32;
+                m
+            } else {
+                None
+            };
             InstanceWriter {
                 prepared,
                 palette: p,
                 record: &mut r[0],
                 positions: op,
                 normals: on,
+                morph,
             }
         })
     }
@@ -121,6 +153,24 @@ impl<'a> BatchWriter<'a> {
         report.lossy.dedup();
         Ok(report)
     }
+
+    /// [`BatchWriter::write_all`] with morph weights: `instance(i)` gives
+    /// instance `i`'s skinning matrices, its weights of the mesh's morph
+    /// targets (see [`InstanceWriter::write_morphed`]), its model-to-world
+    /// matrix and tint.
+    pub fn write_all_morphed<'s>(
+        &mut self,
+        mut instance: impl FnMut(usize) -> (&'s [Affine3A], &'s [f32], Affine3A, [f32; 4]),
+    ) -> GpuResult<PaletteReport> {
+        let mut report = PaletteReport::default();
+        for (i, w) in self.instances().enumerate() {
+            let (skin, weights, model, tint) = instance(i);
+            report.merge(&w.write_morphed(skin, weights, &model, tint)?);
+        }
+        report.lossy.sort_unstable();
+        report.lossy.dedup();
+        Ok(report)
+    }
 }
 
 impl BatchWriter<'_> {
@@ -131,7 +181,9 @@ impl BatchWriter<'_> {
     /// model-to-world matrix and tint `place(i)`. One pass over the bytes,
     /// nothing allocated once warm. `crowd` must hold as many instances as
     /// the batch, animating the skin the mesh was prepared for. The reports
-    /// are merged.
+    /// are merged. A mesh with morph targets is drawn at all-zero weights
+    /// (the crowd samples no weights; see
+    /// [`InstanceWriter::write_morphed`]).
     pub fn animate(
         &mut self,
         crowd: &mut Crowd,
@@ -148,6 +200,11 @@ impl BatchWriter<'_> {
                 crowd.len(),
                 self.batch.len()
             )));
+        }
+        // The crowd drives no morph weights: its instances draw the mesh
+        // with every weight zero (what `InstanceWriter::write` writes).
+        for (i, h) in self.morph_headers.iter_mut().enumerate() {
+            *h = [self.entries_base + (i * m.morph_targets) as u32, 0];
         }
         let stride = self.batch.stride;
         let cpu = if self.positions.is_empty() {
@@ -178,6 +235,7 @@ impl BatchWriter<'_> {
                     record,
                     positions: pos.into_slice(),
                     normals: nrm.into_slice(),
+                    morph: None,
                 }
                 .write(skin, &model, tint)?;
                 if report.max_deviation > 0.0 {
@@ -236,6 +294,17 @@ pub struct InstanceWriter<'a> {
     record: &'a mut InstanceRecord,
     positions: &'a mut [Vec3],
     normals: &'a mut [Vec3],
+    /// Its morph header and entries (GPU stages, meshes with targets;
+    /// `None` where the header was written beforehand).
+    morph: Option<MorphOut<'a>>,
+}
+
+/// One instance's morph header and its reserved entries.
+struct MorphOut<'a> {
+    header: &'a mut MorphEntry,
+    entries: &'a mut [MorphEntry],
+    /// The index of `entries[0]` in the frame's entry buffer.
+    first_entry: u32,
 }
 
 impl InstanceWriter<'_> {
@@ -243,10 +312,56 @@ impl InstanceWriter<'_> {
     /// `model[joint] * inverse_bind`) straight into the frame's storage (or,
     /// in the CPU stage, skins the mesh into the frame's vertex buffer) and
     /// writes the instance record. Bones the encoding could not keep are in
-    /// the report, numbered as skin entries.
+    /// the report, numbered as skin entries. A mesh with morph targets is
+    /// drawn with every weight zero (its base shape, normals renormalised);
+    /// [`InstanceWriter::write_morphed`] sets them.
     pub fn write(
         self,
         skin: &[Affine3A],
+        model: &Affine3A,
+        tint: [f32; 4],
+    ) -> GpuResult<PaletteReport> {
+        self.write_inner(skin, None, model, tint)
+    }
+
+    /// [`InstanceWriter::write`] with this instance's weights of the mesh's
+    /// morph targets (`weights.len()` equals
+    /// [`PreparedMesh::morph_targets`]; a mesh's slice of a model's weight
+    /// vector is [`crate::mesh::MorphTargets::weights`]): the bind-pose
+    /// vertices become `base + sum(w_i * delta_i)`, normals renormalised
+    /// ([`crate::mesh::MorphJob`]'s rule), then are skinned. Weights are not
+    /// clamped; only non-zero ones cost anything on the GPU. Errors on a
+    /// wrong length or a non-finite weight.
+    pub fn write_morphed(
+        self,
+        skin: &[Affine3A],
+        weights: &[f32],
+        model: &Affine3A,
+        tint: [f32; 4],
+    ) -> GpuResult<PaletteReport> {
+        let m = self.prepared;
+        if weights.len() != m.morph_targets {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: {} morph weights, the mesh has {} targets",
+                m.name,
+                m.path.name,
+                weights.len(),
+                m.morph_targets
+            )));
+        }
+        if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: morph target {i} has weight {}",
+                m.name, m.path.name, weights[i]
+            )));
+        }
+        self.write_inner(skin, Some(weights), model, tint)
+    }
+
+    fn write_inner(
+        self,
+        skin: &[Affine3A],
+        weights: Option<&[f32]>,
         model: &Affine3A,
         tint: [f32; 4],
     ) -> GpuResult<PaletteReport> {
@@ -264,8 +379,62 @@ impl InstanceWriter<'_> {
             GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
         };
         *self.record = InstanceRecord::new(model, tint);
+        if let Some(out) = self.morph {
+            let count = match weights {
+                Some(w) => super::super::morph::compact(w, out.entries),
+                None => 0,
+            };
+            *out.header = [out.first_entry, count];
+        }
         let mut report = PaletteReport::default();
         match &m.cpu {
+            Some(cpu) if !cpu.targets.is_empty() => {
+                let zeros;
+                let weights = match weights {
+                    Some(w) => w,
+                    None => {
+                        zeros = vec![0.0; cpu.targets.len()];
+                        &zeros
+                    }
+                };
+                let base = &cpu.vertices;
+                let n = base.positions().len();
+                let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                crate::mesh::MorphJob {
+                    targets: &cpu.targets,
+                    weights,
+                    positions: base.positions(),
+                    normals: base.normals(),
+                    tangents: &[],
+                    out_positions: &mut mp,
+                    out_normals: &mut mn,
+                    out_tangents: &mut [],
+                }
+                .run()
+                .map_err(|e| {
+                    GpuError::InvalidArgument(format!(
+                        "mesh {:?} on path {}: {e}",
+                        m.name, m.path.name
+                    ))
+                })?;
+                let vertices = crate::anim::BindVertices::new(mp, mn).map_err(anim)?;
+                report = m
+                    .path
+                    .encoding
+                    .skin_cpu(
+                        skin,
+                        &m.hierarchy,
+                        CpuSkinning {
+                            per_vertex: cpu.per_vertex,
+                            joints: &cpu.joints,
+                            weights: &cpu.weights,
+                            vertices: &vertices,
+                            out_positions: self.positions,
+                            out_normals: self.normals,
+                        },
+                    )
+                    .map_err(anim)?;
+            }
             Some(cpu) => {
                 report = m
                     .path

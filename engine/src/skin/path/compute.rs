@@ -3,13 +3,13 @@
 //! rendering scope; the plain pipeline then draws them (`output`).
 
 use super::super::instance::ComputePush;
-use super::{missing, Batch, SkinPath, Slot};
+use super::{missing, Batch, SkinPath};
 use crate::gpu::{memory_barrier, vk, GpuError, GpuResult, Pipeline, ShaderDesc, ShaderModule};
 use crate::skin::mesh::PreparedMesh;
 use crate::skin::storage::PushBytes;
 
 impl SkinPath {
-    pub(super) fn build_compute(&self, influences: u32) -> GpuResult<Pipeline> {
+    pub(super) fn build_compute(&self, influences: u32, morph: bool) -> GpuResult<Pipeline> {
         let layouts = self.compute_layouts.as_ref().ok_or_else(|| {
             GpuError::InvalidArgument(format!("path {} has no compute layout", self.desc.name))
         })?;
@@ -18,7 +18,7 @@ impl SkinPath {
             &file,
             self.main_source("skin/compute.glsl", "#define SKIN_STAGE_COMPUTE 1\n"),
         );
-        let desc = ShaderDesc::new(&file).defines(&self.defines(influences));
+        let desc = ShaderDesc::new(&file).defines(&self.defines(influences, morph));
         let module = ShaderModule::compile(&self.device, &sources, &desc)?;
         Pipeline::compute(&self.device, &layouts.pipeline, &module)
     }
@@ -29,10 +29,11 @@ impl SkinPath {
     pub(super) fn dispatch<'b>(
         &self,
         cmd: vk::CommandBuffer,
-        slot: &Slot,
+        frame: usize,
         batches: impl IntoIterator<Item = (&'b Batch, &'b PreparedMesh)>,
     ) -> GpuResult<()> {
         let d = &self.device;
+        let slot = self.slot(frame)?;
         memory_barrier(
             d,
             cmd,
@@ -53,7 +54,7 @@ impl SkinPath {
             let pipeline = self
                 .compute
                 .iter()
-                .find(|(k, _)| *k == p.influences)
+                .find(|(k, _)| *k == (p.influences, p.morph.is_some()))
                 .map(|(_, p)| p)
                 .ok_or_else(missing)?;
             pipeline.bind(cmd);
@@ -64,12 +65,17 @@ impl SkinPath {
                 vertex_count: b.vertex_count,
                 instance_count: b.count,
                 out_base: b.out_base,
+                first_record: b.first_record,
+            };
+            let morph_set = match &p.morph {
+                Some(_) => Some(self.morph_set(frame, p)?),
+                None => None,
             };
             let bytes = PushBytes::new(&slot.push_prefix, &push)?;
             // SAFETY: `cmd` is recording outside a rendering scope (the
             // contract of `prepass`); the sets were allocated from the
             // compute layout's set layouts and written when their buffers
-            // were made, and those buffers live until the frame retires;
+            // were made (the morph set just above, before this bind), and those buffers live until the frame retires;
             // the push range is the layout's (prefix + `ComputePush`).
             unsafe {
                 raw.cmd_bind_descriptor_sets(cmd, bind, layout, 0, &[mesh_set], &[]);
@@ -77,6 +83,9 @@ impl SkinPath {
                     raw.cmd_bind_descriptor_sets(cmd, bind, layout, 1, &[slot.palette_set], &[]);
                 }
                 raw.cmd_bind_descriptor_sets(cmd, bind, layout, 2, &[slot.out_set], &[]);
+                if let Some(set) = morph_set {
+                    raw.cmd_bind_descriptor_sets(cmd, bind, layout, 3, &[set], &[]);
+                }
                 raw.cmd_push_constants(
                     cmd,
                     layout,

@@ -9,7 +9,8 @@ pub(super) struct ComputeLayouts {
     pub mesh: DescriptorSetLayout,
     /// Set 2: the skinned positions and normals.
     pub out: DescriptorSetLayout,
-    /// Sets 0 to 2 (set 1 the storage's palette, or empty) and the push
+    /// Sets 0 to 3 (set 1 the storage's palette, or empty; set 3 the
+    /// morph targets, `super::super::morph`) and the push
     /// range: the storage's prefix, then [`ComputePush`].
     pub pipeline: std::sync::Arc<PipelineLayout>,
 }
@@ -18,6 +19,7 @@ impl ComputeLayouts {
     pub(super) fn new(
         device: &std::sync::Arc<Device>,
         palette: vk::DescriptorSetLayout,
+        morph: vk::DescriptorSetLayout,
         push_prefix: usize,
     ) -> GpuResult<Self> {
         let ssbo = vk::DescriptorType::STORAGE_BUFFER;
@@ -36,7 +38,7 @@ impl ComputeLayouts {
         )?;
         let pipeline = PipelineLayout::new(
             device,
-            &[mesh.raw(), palette, out.raw()],
+            &[mesh.raw(), palette, out.raw(), morph],
             &[vk::PushConstantRange::default()
                 .stage_flags(cs)
                 .size((push_prefix + std::mem::size_of::<ComputePush>()) as u32)],

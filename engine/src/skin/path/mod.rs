@@ -25,6 +25,7 @@ use input::vertex_input;
 use super::capture::CaptureBuffer;
 use super::instance::{DrawPush, InstanceRecord};
 use super::mesh::{prepare, PreparedMesh};
+use super::morph::MorphEntry;
 use super::registry::{PathDesc, Stage};
 use super::FrameSets;
 use crate::anim::PaletteHierarchy;
@@ -60,6 +61,9 @@ pub struct SkinPathConfig {
     /// Fewer bones per draw than the device allows (tests force
     /// partitioning with it).
     pub capacity_limit: Option<usize>,
+    /// Fewer bytes of morph deltas per mesh than the device's
+    /// maxStorageBufferRange (tests force the refusal with it).
+    pub morph_bytes_limit: Option<u64>,
     /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
 }
@@ -81,6 +85,7 @@ impl SkinPathConfig {
             wireframe: false,
             capture: false,
             capacity_limit: None,
+            morph_bytes_limit: None,
             sources: ShaderSources::embedded(),
         }
     }
@@ -90,6 +95,8 @@ impl SkinPathConfig {
 struct PipelineKey {
     influences: u32,
     polygon: vk::PolygonMode,
+    /// The MORPH permutation (vertex stage, meshes with morph targets).
+    morph: bool,
 }
 
 /// One frame in flight's storage.
@@ -111,6 +118,17 @@ struct Slot {
     out_cap: usize,
     out_used: usize,
     out_set: vk::DescriptorSet,
+    /// Per instance record, its morph header `(first entry, count)` (GPU
+    /// stages; written for instances of meshes with targets).
+    morph_headers: Option<Buffer>,
+    morph_headers_cap: usize,
+    /// The active targets of the frame's instances (GPU stages).
+    morph_entries: Option<Buffer>,
+    morph_entries_cap: usize,
+    morph_entries_used: usize,
+    /// Changes whenever either morph buffer is replaced
+    /// ([`super::morph::next_version`]).
+    morph_version: u64,
     /// The storage's push-constant prefix for this slot's palette buffer.
     push_prefix: Vec<u8>,
     recorded: Cell<bool>,
@@ -141,12 +159,17 @@ pub struct SkinPath {
     palette_layout: Option<DescriptorSetLayout>,
     _empty_layout: DescriptorSetLayout,
     capture_layout: Option<DescriptorSetLayout>,
+    morph_layout: DescriptorSetLayout,
     compute_layouts: Option<layouts::ComputeLayouts>,
     graphics_layout: Arc<PipelineLayout>,
     pipelines: Vec<(PipelineKey, Pipeline)>,
-    compute: Vec<(u32, Pipeline)>,
+    /// Compute pipelines by (influences, morph).
+    compute: Vec<((u32, bool), Pipeline)>,
     _pool: Option<DescriptorPool>,
     slots: Vec<Slot>,
+    /// Unique in the process: the meshes it prepared with morph targets
+    /// hold sets naming its slots' buffers and are drawn by it alone.
+    id: u64,
 }
 
 fn stage_flags() -> vk::ShaderStageFlags {
@@ -228,17 +251,24 @@ impl SkinPath {
         if prefix > super::storage::MAX_PUSH_PREFIX {
             return Err(super::storage::prefix_too_long(prefix));
         }
+        let morph_layout = super::morph::set_layout(device)?;
         // Graphics layout: set 0 frame, set 1 palette (vertex stage), set 2
-        // capture.
+        // capture, set 3 morph targets (vertex stage); empty where unused.
         let mut sets = vec![frame_layout.raw()];
         let set1 = match (&palette_layout, desc.stage) {
             (Some(l), Stage::Vertex) => l.raw(),
             _ => empty_layout.raw(),
         };
         sets.push(set1);
-        if let Some(l) = &capture_layout {
-            sets.push(l.raw());
-        }
+        sets.push(
+            capture_layout
+                .as_ref()
+                .map_or(empty_layout.raw(), |l| l.raw()),
+        );
+        sets.push(match desc.stage {
+            Stage::Vertex => morph_layout.raw(),
+            _ => empty_layout.raw(),
+        });
         let vertex_push = |size: usize| {
             vec![vk::PushConstantRange::default()
                 .stage_flags(vk::ShaderStageFlags::VERTEX)
@@ -254,7 +284,12 @@ impl SkinPath {
             let palette = palette_layout
                 .as_ref()
                 .map_or(empty_layout.raw(), |l| l.raw());
-            Some(layouts::ComputeLayouts::new(device, palette, prefix)?)
+            Some(layouts::ComputeLayouts::new(
+                device,
+                palette,
+                morph_layout.raw(),
+                prefix,
+            )?)
         } else {
             None
         };
@@ -303,6 +338,12 @@ impl SkinPath {
                 out_cap: 0,
                 out_used: 0,
                 out_set: alloc(out_layout)?,
+                morph_headers: None,
+                morph_headers_cap: 0,
+                morph_entries: None,
+                morph_entries_cap: 0,
+                morph_entries_used: 0,
+                morph_version: 0,
                 push_prefix: Vec::new(),
                 recorded: Cell::new(false),
                 timer,
@@ -321,12 +362,14 @@ impl SkinPath {
             palette_layout,
             _empty_layout: empty_layout,
             capture_layout,
+            morph_layout,
             compute_layouts,
             graphics_layout,
             pipelines: Vec::new(),
             compute: Vec::new(),
             _pool: pool,
             slots,
+            id: super::morph::next_version(),
         };
         // Every slot gets storage from the start, so every set is written
         // before any draw can bind it.
@@ -334,8 +377,9 @@ impl SkinPath {
             path.ensure_palette(s, 1)?;
             path.ensure_records(s, 1)?;
             path.ensure_out(s, 1)?;
+            path.ensure_morph(s, 1, 1)?;
         }
-        path.ensure_pipelines(4)?;
+        path.ensure_pipelines(4, false)?;
         Ok(path)
     }
 
@@ -377,8 +421,11 @@ impl SkinPath {
 
     /// Uploads `mesh` for this path: checks its joints against the palette
     /// (`hierarchy` has one entry per skin entry), renormalises weights,
-    /// partitions it when the palette exceeds one draw's window, and builds
-    /// the pipeline permutation it needs.
+    /// partitions it when the palette exceeds one draw's window, uploads its
+    /// morph targets' deltas (GPU stages; an error naming the limit when
+    /// they exceed maxStorageBufferRange or
+    /// [`SkinPathConfig::morph_bytes_limit`]), and builds the pipeline
+    /// permutation it needs.
     pub fn prepare(
         &mut self,
         mesh: &SkinnedMesh,
@@ -390,6 +437,20 @@ impl SkinPath {
             self.capacity
         };
         let limit = self.limit_text();
+        let device_range = u64::from(self.device.limits().max_storage_buffer_range);
+        let morph = super::morph::MorphSetup {
+            path_id: self.id,
+            layout: (self.desc.stage != Stage::Cpu).then_some(&self.morph_layout),
+            slots: self.slots.len(),
+            limit: self
+                .cfg
+                .morph_bytes_limit
+                .map_or(device_range, |l| l.min(device_range)),
+            limit_text: match self.cfg.morph_bytes_limit {
+                Some(l) if l < device_range => "morph_bytes_limit".into(),
+                _ => "maxStorageBufferRange".into(),
+            },
+        };
         let prepared = prepare(
             &self.device,
             self.desc,
@@ -399,8 +460,9 @@ impl SkinPath {
             self.compute_layouts.as_ref().map(|c| &c.mesh),
             mesh,
             hierarchy,
+            morph,
         )?;
-        self.ensure_pipelines(prepared.influences)?;
+        self.ensure_pipelines(prepared.influences, prepared.morph.is_some())?;
         Ok(prepared)
     }
 
@@ -421,16 +483,14 @@ impl SkinPath {
         modes
     }
 
-    fn ensure_pipelines(&mut self, influences: u32) -> GpuResult<()> {
-        let key_influences = if self.desc.stage == Stage::Vertex {
-            influences
-        } else {
-            0
-        };
+    fn ensure_pipelines(&mut self, influences: u32, morph: bool) -> GpuResult<()> {
+        let vertex = self.desc.stage == Stage::Vertex;
+        let key_influences = if vertex { influences } else { 0 };
         for polygon in self.polygon_modes() {
             let key = PipelineKey {
                 influences: key_influences,
                 polygon,
+                morph: vertex && morph,
             };
             if self.pipelines.iter().any(|(k, _)| *k == key) {
                 continue;
@@ -438,10 +498,10 @@ impl SkinPath {
             let p = self.build_graphics(key)?;
             self.pipelines.push((key, p));
         }
-        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == influences)
-        {
-            let p = self.build_compute(influences)?;
-            self.compute.push((influences, p));
+        let ck = (influences, morph);
+        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == ck) {
+            let p = self.build_compute(influences, morph)?;
+            self.compute.push((ck, p));
         }
         Ok(())
     }
@@ -460,11 +520,15 @@ impl SkinPath {
         s
     }
 
-    fn defines(&self, influences: u32) -> Vec<(String, String)> {
-        vec![
+    fn defines(&self, influences: u32, morph: bool) -> Vec<(String, String)> {
+        let mut d = vec![
             ("INFLUENCES".into(), influences.to_string()),
             ("PALETTE_VEC4S".into(), self.window.max(1).to_string()),
-        ]
+        ];
+        if morph {
+            d.push(("MORPH".into(), "1".into()));
+        }
+        d
     }
 
     fn build_graphics(&self, key: PipelineKey) -> GpuResult<Pipeline> {
@@ -479,7 +543,7 @@ impl SkinPath {
         };
         let mut vdesc = ShaderDesc::new(&file);
         if vertex_stage {
-            vdesc = vdesc.defines(&self.defines(key.influences));
+            vdesc = vdesc.defines(&self.defines(key.influences, key.morph));
         }
         if self.cfg.capture {
             vdesc = vdesc.define("SKIN_CAPTURE", 1);
@@ -527,6 +591,7 @@ impl SkinPath {
         slot.palette_used = 0;
         slot.records_used = 0;
         slot.out_used = 0;
+        slot.morph_entries_used = 0;
         slot.recorded.set(false);
         if slot.timed.replace(false) {
             if let Some(t) = &slot.timer {
@@ -567,6 +632,17 @@ impl SkinPath {
             return Err(GpuError::InvalidArgument(
                 "a batch after this frame's recording began".into(),
             ));
+        }
+        if prepared
+            .morph
+            .as_ref()
+            .is_some_and(|m| m.path_id() != self.id)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} has morph targets and was prepared by another SkinPath of {}: \
+                 only the path that prepared it draws it",
+                prepared.name, self.desc.name
+            )));
         }
         if count == 0 {
             return Err(GpuError::InvalidArgument(
@@ -612,8 +688,38 @@ impl SkinPath {
                     limit: i32::MAX as u64,
                 })?
         };
+        let storage_range = u64::from(self.device.limits().max_storage_buffer_range);
+        // Each instance of a mesh with targets reserves an entry per target
+        // (its writer may run on any thread); the shader reads the active
+        // ones only.
+        let targets = match (stage, &prepared.morph) {
+            (Stage::Cpu, _) | (_, None) => 0,
+            (_, Some(m)) => m.targets,
+        };
+        let entries_base = slot.morph_entries_used;
+        let entries_end = count
+            .checked_mul(targets)
+            .and_then(|n| n.checked_add(entries_base))
+            .filter(|&n| n as u64 * 8 <= storage_range && n <= u32::MAX as usize)
+            .ok_or(GpuError::Limit {
+                what: "morph entry bytes in one frame (instances x targets x 8; maxStorageBufferRange)",
+                needed: (count as u64)
+                    .saturating_mul(targets as u64)
+                    .saturating_add(entries_base as u64)
+                    .saturating_mul(8),
+                limit: storage_range,
+            })?;
+        let headers_end = if targets > 0 { records_end } else { 0 };
+        if headers_end as u64 * 8 > storage_range {
+            return Err(GpuError::Limit {
+                what:
+                    "morph header bytes in one frame (instance records x 8; maxStorageBufferRange)",
+                needed: headers_end as u64 * 8,
+                limit: storage_range,
+            });
+        }
         if stage == Stage::Compute {
-            let limit = u64::from(self.device.limits().max_storage_buffer_range);
+            let limit = storage_range;
             let bytes = out_end as u64 * 12;
             if bytes > limit {
                 return Err(GpuError::Limit {
@@ -626,11 +732,13 @@ impl SkinPath {
         self.ensure_palette(frame, palette_end)?;
         self.ensure_records(frame, records_end)?;
         self.ensure_out(frame, out_end)?;
+        self.ensure_morph(frame, headers_end, entries_end)?;
         let is_push = self.is_push();
         let slot = &mut self.slots[frame];
         slot.palette_used = palette_end;
         slot.records_used = records_end;
         slot.out_used = out_end;
+        slot.morph_entries_used = entries_end;
         let batch = Batch {
             slot: frame,
             generation: slot.generation,
@@ -661,6 +769,25 @@ impl SkinPath {
         } else {
             (&mut [], &mut [])
         };
+        let (morph_headers, morph_entries): (&mut [MorphEntry], &mut [MorphEntry]) = if targets > 0
+        {
+            (
+                &mut cast_mut::<MorphEntry>(
+                    slot.morph_headers
+                        .as_mut()
+                        .ok_or_else(missing)?
+                        .mapped_mut()?,
+                )?[first_record..records_end],
+                &mut cast_mut::<MorphEntry>(
+                    slot.morph_entries
+                        .as_mut()
+                        .ok_or_else(missing)?
+                        .mapped_mut()?,
+                )?[entries_base..entries_end],
+            )
+        } else {
+            (&mut [], &mut [])
+        };
         Ok(BatchWriter {
             batch,
             prepared,
@@ -668,6 +795,9 @@ impl SkinPath {
             records,
             positions,
             normals,
+            morph_headers,
+            morph_entries,
+            entries_base: entries_base as u32,
         })
     }
 
@@ -754,6 +884,75 @@ impl SkinPath {
         Ok(())
     }
 
+    /// Grows frame `frame`'s morph headers to `headers` instance records and
+    /// its entries to `entries` (GPU stages), keeping what this frame wrote
+    /// (every slot has both buffers from the start, so a mesh's set can
+    /// always name them).
+    fn ensure_morph(&mut self, frame: usize, headers: usize, entries: usize) -> GpuResult<()> {
+        if self.desc.stage == Stage::Cpu {
+            return Ok(());
+        }
+        let d = self.device.clone();
+        let max = (u64::from(d.limits().max_storage_buffer_range) / 8) as usize;
+        let slot = &mut self.slots[frame];
+        let mut changed = false;
+        for (what, need, buf, cap, used) in [
+            (
+                "morph headers",
+                headers,
+                &mut slot.morph_headers,
+                &mut slot.morph_headers_cap,
+                slot.records_used,
+            ),
+            (
+                "morph entries",
+                entries,
+                &mut slot.morph_entries,
+                &mut slot.morph_entries_cap,
+                slot.morph_entries_used,
+            ),
+        ] {
+            if need <= *cap && buf.is_some() {
+                continue;
+            }
+            let new_cap = need.next_power_of_two().max(16).min(max.max(need));
+            let mut new = Buffer::new(
+                &d,
+                &BufferDesc::host(
+                    what,
+                    (new_cap * 8) as u64,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                ),
+            )?;
+            if let Some(old) = buf {
+                let src = old.mapped_mut()?;
+                new.write_bytes(0, &src[..(used * 8).min(src.len())])?;
+            }
+            *buf = Some(new);
+            *cap = new_cap;
+            changed = true;
+        }
+        if changed {
+            slot.morph_version = super::morph::next_version();
+        }
+        Ok(())
+    }
+
+    /// Frame slot `frame`'s morph set of `prepared` (which has targets),
+    /// pointed at the slot's current buffers.
+    fn morph_set(&self, frame: usize, prepared: &PreparedMesh) -> GpuResult<vk::DescriptorSet> {
+        let slot = self.slot(frame)?;
+        let m = prepared.morph.as_ref().ok_or_else(missing)?;
+        m.set_for(
+            &self.device,
+            self.id,
+            frame,
+            slot.morph_version,
+            slot.morph_headers.as_ref().ok_or_else(missing)?,
+            slot.morph_entries.as_ref().ok_or_else(missing)?,
+        )
+    }
+
     /// Records what comes before the rendering scope: the GPU timer's start
     /// and, in the compute stage, the skinning dispatch of every batch with
     /// the barriers around it (earlier vertex reads before the writes;
@@ -790,7 +989,7 @@ impl SkinPath {
         for (b, p) in batches.clone() {
             self.check_batch(frame, b, p)?;
         }
-        self.dispatch(cmd, slot, batches)
+        self.dispatch(cmd, frame, batches)
     }
 
     /// Records the GPU timer's end, after the frame's draws of this path.
@@ -848,9 +1047,11 @@ impl SkinPath {
         let slot = &self.slots[frame];
         slot.recorded.set(true);
         let vertex_stage = self.desc.stage == Stage::Vertex;
+        let morph = vertex_stage && prepared.morph.is_some();
         let key = PipelineKey {
             influences: if vertex_stage { prepared.influences } else { 0 },
             polygon,
+            morph,
         };
         let pipeline = self
             .pipelines
@@ -872,19 +1073,28 @@ impl SkinPath {
             }
             _ => None,
         };
+        let morph_set = if morph {
+            Some(self.morph_set(frame, prepared)?)
+        } else {
+            None
+        };
         let layout = self.graphics_layout.raw();
         let d = self.device.raw();
         let gfx = vk::PipelineBindPoint::GRAPHICS;
         pipeline.bind(cmd);
         // SAFETY: `cmd` is recording inside a rendering scope (the caller's
-        // contract); set 0 is the frame's uniform set and set 2 the capture
-        // set, both from the set layouts this pipeline layout was made
-        // with; the index buffer is the prepared mesh's, alive while the
+        // contract); set 0 is the frame's uniform set, set 2 the capture set
+        // and set 3 the mesh's morph set for this slot (written above,
+        // before this bind), all from the set layouts this pipeline layout
+        // was made with; the index buffer is the prepared mesh's, alive while the
         // mesh is, which the frame's retirement outlasts.
         unsafe {
             d.cmd_bind_descriptor_sets(cmd, gfx, layout, 0, &[frame_sets.set(frame)], &[]);
             if let Some(set) = capture_set {
                 d.cmd_bind_descriptor_sets(cmd, gfx, layout, 2, &[set], &[]);
+            }
+            if let Some(set) = morph_set {
+                d.cmd_bind_descriptor_sets(cmd, gfx, layout, 3, &[set], &[]);
             }
             d.cmd_bind_index_buffer(cmd, prepared.indices.raw(), 0, vk::IndexType::UINT32);
         }

@@ -1,0 +1,227 @@
+//! Morph targets on the GPU stages (`shaders/skin/morph.glsl`): each
+//! prepared mesh with targets uploads its deltas once, laid out per GPU
+//! vertex; each frame slot holds, per instance record, a header
+//! `(first entry, count)` and the entries `(target, weight)` of the
+//! instance's non-zero weights, so a draw costs the active targets only.
+//! The CPU stage morphs on the CPU ([`crate::mesh::MorphJob`]) instead.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::gpu::{
+    vk, write_buffer, BindingDesc, Buffer, DescriptorPool, DescriptorSetLayout, Device, GpuError,
+    GpuResult,
+};
+use crate::mesh::SkinnedMesh;
+
+/// What preparing a mesh with morph targets needs on a GPU stage.
+pub(crate) struct MorphSetup<'a> {
+    /// The preparing `SkinPath`'s id: only it may draw the mesh.
+    pub path_id: u64,
+    /// The morph set layout (GPU stages; `None` on the CPU stage).
+    pub layout: Option<&'a DescriptorSetLayout>,
+    /// Frame slots (one set each).
+    pub slots: usize,
+    /// Most bytes of deltas (maxStorageBufferRange, or less).
+    pub limit: u64,
+    /// That limit in words.
+    pub limit_text: String,
+}
+
+/// One active target of an instance: the target's index and its weight's
+/// bits (`uvec2` in `morph.glsl`).
+pub(crate) type MorphEntry = [u32; 2];
+
+/// Bytes in front of the deltas: `uvec4 info` = (targets, GPU vertices).
+const INFO_BYTES: u64 = 16;
+
+/// The morph set layout (set 3 of both stages): binding 0 the mesh's
+/// deltas, 1 the frame's headers, 2 the frame's entries.
+pub(crate) fn set_layout(device: &Arc<Device>) -> GpuResult<DescriptorSetLayout> {
+    let ssbo = vk::DescriptorType::STORAGE_BUFFER;
+    let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::COMPUTE;
+    DescriptorSetLayout::new(
+        device,
+        &[
+            BindingDesc::new(0, ssbo, stages),
+            BindingDesc::new(1, ssbo, stages),
+            BindingDesc::new(2, ssbo, stages),
+        ],
+    )
+}
+
+/// A new version number for a frame slot's header and entry buffers (unique
+/// in the process, never 0), so that a mesh's set knows when it names
+/// buffers that have been replaced.
+pub(crate) fn next_version() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Bytes of the deltas buffer of `targets` targets over `gpu_vertices`
+/// vertices (a position and a normal vec4 each), `None` on overflow.
+pub(crate) fn delta_bytes(targets: usize, gpu_vertices: usize) -> Option<u64> {
+    (targets as u64)
+        .checked_mul(gpu_vertices as u64)?
+        .checked_mul(32)?
+        .checked_add(INFO_BYTES)
+}
+
+/// Checks that each of `mesh`'s targets has no deltas or one per vertex
+/// (tangents included: the CPU stage's job checks them).
+pub(crate) fn check_targets(mesh: &SkinnedMesh) -> Result<(), String> {
+    let n = mesh.positions.len();
+    for (i, target) in mesh.morph.targets.iter().enumerate() {
+        for (what, len) in [
+            ("position", target.positions.len()),
+            ("normal", target.normals.len()),
+            ("tangent", target.tangents.len()),
+        ] {
+            if len != 0 && len != n {
+                return Err(format!(
+                    "morph target {i} has {len} {what} deltas for {n} vertices"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a prepared mesh with morph targets holds on the GPU stages.
+pub(crate) struct MorphGpu {
+    /// Targets (the length of the weights an instance takes).
+    pub targets: usize,
+    /// The `SkinPath` that prepared it (its sets name that path's slots).
+    path_id: u64,
+    _deltas: Buffer,
+    _pool: DescriptorPool,
+    /// One set per frame slot: the deltas and that slot's buffers.
+    sets: Vec<vk::DescriptorSet>,
+    /// The slot buffers' version each set names (0: none yet).
+    written: Mutex<Vec<u64>>,
+}
+
+impl MorphGpu {
+    /// Uploads the deltas of `mesh`'s targets for the GPU vertices whose
+    /// mesh vertices are `source`, after checking their size against
+    /// `setup.limit` bytes, and allocates one set of `layout` per frame
+    /// slot. `fault` makes the error naming the mesh and path.
+    pub(crate) fn new(
+        device: &Arc<Device>,
+        mesh: &SkinnedMesh,
+        source: &[u32],
+        layout: &DescriptorSetLayout,
+        setup: &MorphSetup<'_>,
+        fault: impl Fn(String) -> GpuError,
+    ) -> GpuResult<Self> {
+        let (slots, limit, limit_text) = (setup.slots, setup.limit, &setup.limit_text);
+        let targets = &mesh.morph.targets;
+        let t = targets.len();
+        let verts = source.len();
+        let bytes = delta_bytes(t, verts);
+        if bytes.is_none_or(|b| b > limit) {
+            return Err(fault(format!(
+                "{t} morph targets over {verts} GPU vertices need {} bytes of deltas, \
+                 more than {limit_text} ({limit} bytes)",
+                bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string())
+            )));
+        }
+        let mut data: Vec<[f32; 4]> = vec![[0.0; 4]; 1 + 2 * t * verts];
+        data[0] = [
+            f32::from_bits(t as u32),
+            f32::from_bits(verts as u32),
+            0.0,
+            0.0,
+        ];
+        let (positions, normals) = data[1..].split_at_mut(t * verts);
+        for (i, target) in targets.iter().enumerate() {
+            for (attr, out) in [
+                (&target.positions, &mut *positions),
+                (&target.normals, &mut *normals),
+            ] {
+                if attr.is_empty() {
+                    continue;
+                }
+                for (v, &s) in source.iter().enumerate() {
+                    out[i * verts + v] = attr[s as usize].extend(0.0).to_array();
+                }
+            }
+        }
+        let deltas = Buffer::device_local_with_data(
+            device,
+            "mesh morph deltas",
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            bytemuck::cast_slice(&data),
+        )?;
+        let pool = DescriptorPool::new(device, &[layout], slots as u32)?;
+        let sets = pool.allocate(layout, slots)?;
+        for &set in &sets {
+            write_buffer(device, set, 0, vk::DescriptorType::STORAGE_BUFFER, &deltas);
+        }
+        Ok(Self {
+            targets: t,
+            path_id: setup.path_id,
+            _deltas: deltas,
+            _pool: pool,
+            sets,
+            written: Mutex::new(vec![0; slots]),
+        })
+    }
+
+    /// The id of the `SkinPath` that prepared the mesh.
+    pub(crate) fn path_id(&self) -> u64 {
+        self.path_id
+    }
+
+    /// Frame slot `slot`'s set, pointed at the slot's `headers` and
+    /// `entries` first if it names older buffers (`version` is theirs);
+    /// an error from another path than the one that prepared the mesh
+    /// (`path_id`).
+    /// Called while recording the slot's frame, after its batches (the
+    /// buffers no longer change) and before any of its commands that bind
+    /// the set: the set's last use was the slot's previous submission,
+    /// which has finished (the contract of `SkinPath::begin_frame`).
+    pub(crate) fn set_for(
+        &self,
+        device: &Device,
+        path_id: u64,
+        slot: usize,
+        version: u64,
+        headers: &Buffer,
+        entries: &Buffer,
+    ) -> GpuResult<vk::DescriptorSet> {
+        if path_id != self.path_id {
+            return Err(GpuError::InvalidArgument(
+                "a mesh with morph targets is drawn only by the SkinPath that prepared it".into(),
+            ));
+        }
+        let set = *self.sets.get(slot).ok_or_else(|| {
+            GpuError::InvalidArgument(format!(
+                "frame slot {slot}: the mesh was prepared for {} frames in flight",
+                self.sets.len()
+            ))
+        })?;
+        let mut written = self
+            .written
+            .lock()
+            .map_err(|_| GpuError::InvalidArgument("morph set lock poisoned".into()))?;
+        if written[slot] != version {
+            let ty = vk::DescriptorType::STORAGE_BUFFER;
+            write_buffer(device, set, 1, ty, headers);
+            write_buffer(device, set, 2, ty, entries);
+            written[slot] = version;
+        }
+        Ok(set)
+    }
+}
+
+/// Writes the non-zero weights of `weights` into `entries` (target order)
+/// and returns how many: what an instance's header counts.
+pub(crate) fn compact(weights: &[f32], entries: &mut [MorphEntry]) -> u32 {
+    let mut count = 0;
+    for ((i, w), e) in crate::mesh::active_targets(weights).zip(entries.iter_mut()) {
+        *e = [i as u32, w.to_bits()];
+        count += 1;
+    }
+    count
+}
