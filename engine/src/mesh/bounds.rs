@@ -7,7 +7,13 @@
 //! **Joint boxes.** `B_j` is the axis-aligned box of the bind-pose
 //! positions of the vertices that palette entry `j` influences with a
 //! weight above zero (an entry influencing nothing has no box and costs
-//! nothing per frame).
+//! nothing per frame), and `O_j` their oriented box on the principal axes
+//! of those positions (covariance eigenvectors, cyclic Jacobi in `f64`;
+//! any orthonormal axes give a valid box, the principal ones a tight
+//! one). The vertices lie in both, so their images under `M_j` lie in
+//! `M_j(B_j) ∩ M_j(O_j)`, and the per-frame box of entry `j` is the
+//! intersection of the two images' boxes: a limb's box keeps its shape as
+//! the limb turns, where an axis-aligned one would swell.
 //!
 //! **Morph targets.** A morphed vertex is `p + sum_t w_t dp_t`, and
 //! `|sum_t w_t dp_t| <= sum_t |w_t| max_v |dp_t(v)| = r` (the triangle
@@ -21,11 +27,12 @@
 //! `LinearBlendJob`, `QuatTranslationSkinningJob`, which rebuilds the
 //! matrices and blends them like LBS). A skinned vertex is
 //! `sum_j w_j M_j p` with `w_j >= 0` and `sum_j w_j = 1`: a convex
-//! combination of the points `M_j p`, and `M_j p` lies in `M_j(B_j')`
-//! (`B_j'` the grown box). A box is convex, so the box around the union
-//! of the `M_j(B_j')` holds the vertex. The box around an affine image of
-//! a box is exact and cheap (Arvo): centre `M c`, half-extent `|A| e`,
-//! `|A|` the element-wise absolute value of the 3x3 part.
+//! combination of the points `M_j p`, and `M_j p` lies in the box of
+//! `M_j(B_j') ∩ M_j(O_j')` (primes: grown by the morph radius). A box is
+//! convex, so the box around the union of those boxes holds the vertex.
+//! The box around an affine image of a box is exact and cheap (Arvo):
+//! centre `M c`, half-extent `|A| e`, `|A|` the element-wise absolute
+//! value of the 3x3 part (`|A R| e` for the oriented box with axes `R`).
 //!
 //! **Weights that do not sum to one.** If a vertex's weights sum to
 //! `s != 1` the vertex is `s q` with `q` as above, off by `|s - 1| |q|`
@@ -47,7 +54,7 @@
 //! `M_j p` (it bulges out of their hull), so this box is **not** shown to
 //! hold those vertices, and no method here claims to.
 
-use glam::{Affine3A, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use super::{MeshError, SkinnedMesh};
 
@@ -125,14 +132,192 @@ fn abs_mul(m: &Affine3A, v: Vec3A) -> Vec3A {
     m.matrix3.x_axis.abs() * v.x + m.matrix3.y_axis.abs() * v.y + m.matrix3.z_axis.abs() * v.z
 }
 
-/// One palette entry's bind-space box.
+/// One palette entry's bind-space box: `centre + axes * q` for `|q| <=
+/// half` (an oriented box on the vertices' principal axes, `axes`
+/// orthonormal columns), and the axis-aligned box `aligned_centre +-
+/// aligned_half`. The vertices lie in both, so a skinned vertex lies in
+/// the intersection of their images.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct JointBox {
+    axes: Mat3A,
     centre: Vec3A,
     half: Vec3A,
-    /// `|centre| + half`: the largest coordinate magnitude in the box.
+    aligned_centre: Vec3A,
+    aligned_half: Vec3A,
+    /// `|centre| + |axes| half`: the largest coordinate magnitude in the
+    /// box, per axis.
     reach: Vec3A,
     entry: usize,
+}
+
+impl JointBox {
+    fn axis_aligned(b: &Aabb) -> Self {
+        let centre = Vec3A::from((b.min + b.max) * 0.5);
+        let half = Vec3A::from((b.max - b.min) * 0.5);
+        Self {
+            axes: Mat3A::IDENTITY,
+            centre,
+            half,
+            aligned_centre: centre,
+            aligned_half: half,
+            reach: centre.abs() + half,
+            entry: 0,
+        }
+    }
+
+    /// The axis-aligned box (the tighter of it and the oriented box's
+    /// hull).
+    fn aabb(&self) -> Aabb {
+        let e = abs3(&self.axes) * self.half;
+        let (a, h) = (self.aligned_centre, self.aligned_half);
+        Aabb {
+            min: (self.centre - e).max(a - h).into(),
+            max: (self.centre + e).min(a + h).into(),
+        }
+    }
+}
+
+/// The element-wise absolute value of a 3x3.
+#[inline]
+fn abs3(m: &Mat3A) -> Mat3A {
+    Mat3A::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs())
+}
+
+/// The oriented box of the projections `spans` on `axes` (rows), widened
+/// for the `f32` rounding of storing it: the axes are orthonormal in
+/// `f64`, a few ulps off in `f32`, and the half-extents grow by a few
+/// ulps of the box's reach to cover that.
+fn oriented(axes: &[[f64; 3]; 3], spans: &([f64; 3], [f64; 3])) -> JointBox {
+    let (lo, hi) = spans;
+    let mut centre = [0.0f64; 3];
+    let mut half = [0.0f64; 3];
+    for a in 0..3 {
+        let mid = 0.5 * (lo[a] + hi[a]);
+        half[a] = 0.5 * (hi[a] - lo[a]);
+        for (c, &u) in centre.iter_mut().zip(&axes[a]) {
+            *c += mid * u;
+        }
+    }
+    let col = |a: usize| Vec3A::new(axes[a][0] as f32, axes[a][1] as f32, axes[a][2] as f32);
+    let m = Mat3A::from_cols(col(0), col(1), col(2));
+    let centre = Vec3A::new(centre[0] as f32, centre[1] as f32, centre[2] as f32);
+    let size = centre.abs().max_element() as f64 + half.iter().fold(0.0f64, |a, &b| a.max(b));
+    let grow = 16.0 * f32::EPSILON as f64 * size;
+    let half = Vec3A::new(
+        (half[0] + grow) as f32,
+        (half[1] + grow) as f32,
+        (half[2] + grow) as f32,
+    );
+    JointBox {
+        axes: m,
+        centre,
+        half,
+        aligned_centre: centre,
+        aligned_half: half,
+        reach: centre.abs() + abs3(&m) * half,
+        entry: 0,
+    }
+}
+
+/// What the principal axes of one entry's vertices are found from.
+#[derive(Clone, Debug)]
+struct Fit {
+    count: usize,
+    sum: [f64; 3],
+    /// Sums of `p_a p_b` for `a <= b`: xx, xy, xz, yy, yz, zz.
+    outer: [f64; 6],
+    aabb: Aabb,
+}
+
+impl Default for Fit {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            sum: [0.0; 3],
+            outer: [0.0; 6],
+            aabb: Aabb::EMPTY,
+        }
+    }
+}
+
+impl Fit {
+    fn add(&mut self, p: Vec3) {
+        let q = [p.x as f64, p.y as f64, p.z as f64];
+        self.count += 1;
+        for a in 0..3 {
+            self.sum[a] += q[a];
+        }
+        let mut i = 0;
+        for a in 0..3 {
+            for b in a..3 {
+                self.outer[i] += q[a] * q[b];
+                i += 1;
+            }
+        }
+        self.aabb.extend(p);
+    }
+
+    /// Orthonormal eigenvectors (rows) of the covariance (the identity
+    /// for fewer than two points).
+    fn axes(&self) -> [[f64; 3]; 3] {
+        let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        if self.count < 2 {
+            return v;
+        }
+        let n = self.count as f64;
+        let m = [self.sum[0] / n, self.sum[1] / n, self.sum[2] / n];
+        let o = &self.outer;
+        let mut c = [
+            [
+                o[0] / n - m[0] * m[0],
+                o[1] / n - m[0] * m[1],
+                o[2] / n - m[0] * m[2],
+            ],
+            [0.0, o[3] / n - m[1] * m[1], o[4] / n - m[1] * m[2]],
+            [0.0, 0.0, o[5] / n - m[2] * m[2]],
+        ];
+        c[1][0] = c[0][1];
+        c[2][0] = c[0][2];
+        c[2][1] = c[1][2];
+        // Cyclic Jacobi: rotations zero the off-diagonal; `v` gathers them.
+        for _ in 0..16 {
+            let off = c[0][1].abs() + c[0][2].abs() + c[1][2].abs();
+            if off <= 1e-30 {
+                break;
+            }
+            for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+                if c[p][q].abs() <= 1e-300 {
+                    continue;
+                }
+                let theta = (c[q][q] - c[p][p]) / (2.0 * c[p][q]);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let cs = 1.0 / (t * t + 1.0).sqrt();
+                let sn = t * cs;
+                // c <- J^T c J with J the rotation in the (p, q) plane.
+                for k in 0..3 {
+                    let (a, b) = (c[k][p], c[k][q]);
+                    c[k][p] = cs * a - sn * b;
+                    c[k][q] = sn * a + cs * b;
+                }
+                for k in 0..3 {
+                    let (a, b) = (c[p][k], c[q][k]);
+                    c[p][k] = cs * a - sn * b;
+                    c[q][k] = sn * a + cs * b;
+                }
+                // v's rows are the eigenvectors: rows p and q turn.
+                let (vp, vq) = (v[p], v[q]);
+                for k in 0..3 {
+                    v[p][k] = cs * vp[k] - sn * vq[k];
+                    v[q][k] = sn * vp[k] + cs * vq[k];
+                }
+            }
+        }
+        if v.iter().flatten().all(|x| x.is_finite()) {
+            v
+        } else {
+            [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        }
+    }
 }
 
 /// The per-joint boxes of one skinned mesh, computed once, from which a
@@ -169,7 +354,7 @@ impl JointBounds {
                 inf.weights.len()
             )));
         }
-        let mut boxes = vec![Aabb::EMPTY; palette_len];
+        let mut fits = vec![Fit::default(); palette_len];
         let mut weight_slack = 0.0f32;
         for (v, &p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
@@ -183,31 +368,48 @@ impl JointBounds {
                         "vertex {v} has weight {w}; the bound needs weights >= 0"
                     )));
                 }
-                let slot = boxes.get_mut(j as usize).ok_or_else(|| {
+                let fit = fits.get_mut(j as usize).ok_or_else(|| {
                     bad(format!(
                         "vertex {v} names joint {j}, but the palette has {palette_len}"
                     ))
                 })?;
                 if w > 0.0 {
-                    slot.extend(p);
+                    fit.add(p);
                 }
                 sum += w;
             }
             weight_slack = weight_slack.max((sum - 1.0).abs());
         }
-        let boxes = boxes
+        // The principal axes of each entry's vertices; a second pass finds
+        // their extent along them.
+        let axes: Vec<[[f64; 3]; 3]> = fits.iter().map(Fit::axes).collect();
+        let mut spans = vec![([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]); palette_len];
+        for (v, &p) in mesh.positions.iter().enumerate() {
+            let (js, ws) = inf.vertex(v);
+            let p = [p.x as f64, p.y as f64, p.z as f64];
+            for (&j, &w) in js.iter().zip(ws) {
+                if w > 0.0 {
+                    let (lo, hi) = &mut spans[j as usize];
+                    for (a, axis) in axes[j as usize].iter().enumerate() {
+                        let d = axis[0] * p[0] + axis[1] * p[1] + axis[2] * p[2];
+                        lo[a] = lo[a].min(d);
+                        hi[a] = hi[a].max(d);
+                    }
+                }
+            }
+        }
+        let boxes = fits
             .iter()
             .enumerate()
-            .filter(|(_, b)| !b.is_empty())
-            .map(|(entry, b)| {
-                let centre = Vec3A::from((b.min + b.max) * 0.5);
-                let half = Vec3A::from((b.max - b.min) * 0.5);
-                JointBox {
-                    centre,
-                    half,
-                    reach: centre.abs() + half,
-                    entry,
-                }
+            .filter(|(_, f)| f.count > 0)
+            .map(|(entry, f)| {
+                let aligned = JointBox::axis_aligned(&f.aabb);
+                let mut b = oriented(&axes[entry], &spans[entry]);
+                b.aligned_centre = aligned.centre;
+                b.aligned_half = aligned.half;
+                b.reach = b.reach.min(aligned.reach);
+                b.entry = entry;
+                b
             })
             .collect();
         let mut morph_reach = Vec::with_capacity(mesh.morph.len());
@@ -244,10 +446,10 @@ impl JointBounds {
     /// The bind-space box of palette entry `entry`'s vertices (`None` when
     /// it influences none or is outside the palette).
     pub fn joint_box(&self, entry: usize) -> Option<Aabb> {
-        self.boxes.iter().find(|b| b.entry == entry).map(|b| Aabb {
-            min: (b.centre - b.half).into(),
-            max: (b.centre + b.half).into(),
-        })
+        self.boxes
+            .iter()
+            .find(|b| b.entry == entry)
+            .map(JointBox::aabb)
     }
 
     /// The largest distance the morph targets move a vertex for
@@ -310,9 +512,11 @@ impl JointBounds {
         for b in &self.boxes {
             let m = &skin[b.entry];
             let c = m.transform_point3a(b.centre);
-            let e = abs_mul(m, b.half + r);
-            lo = lo.min(c - e);
-            hi = hi.max(c + e);
+            let e = abs3(&(m.matrix3 * b.axes)) * (b.half + r);
+            let ca = m.transform_point3a(b.aligned_centre);
+            let ea = abs_mul(m, b.aligned_half + r);
+            lo = lo.min((c - e).max(ca - ea));
+            hi = hi.max((c + e).min(ca + ea));
             let far = abs_mul(m, b.reach + r) + m.translation.abs();
             reach = reach.max(far);
             finite += far;
