@@ -26,9 +26,7 @@ fn setup(model: &Model) -> (JointBounds, Vec<Vec<Affine3A>>) {
     let palettes = (0..POSES)
         .map(|i| {
             let t = clip.duration() * i as f32 / POSES as f32;
-            let locals = model
-                .pose(Some(clip), t, PlaybackMode::Loop)
-                .expect("pose");
+            let locals = model.pose(Some(clip), t, PlaybackMode::Loop).expect("pose");
             model.skin_matrices(&locals).expect("skin")[mesh.skin].clone()
         })
         .collect();
@@ -80,13 +78,17 @@ fn ns_per_instance(bounds: &JointBounds, palettes: &[Vec<Affine3A>]) -> (f64, Op
 fn main() {
     let bench = procedural::bench_character(1000, 64).expect("bench character");
     let builtin = Character::model();
-    let cases = [("64 joints", setup(&bench)), ("builtin 38 joints", setup(&builtin))];
+    let cases = [
+        ("64 joints", setup(&bench)),
+        ("builtin 38 joints", setup(&builtin)),
+    ];
     if std::env::var_os("BOUNDS_BENCH_SUMMARY_ONLY").is_none() {
         let mut c = Criterion::default().configure_from_args();
         for (name, (b, p)) in &cases {
-            c.bench_function(&format!("skinned bounds, {name}, {POSES} instances"), |bch| {
-                bch.iter(|| run(b, p))
-            });
+            c.bench_function(
+                &format!("skinned bounds, {name}, {POSES} instances"),
+                |bch| bch.iter(|| run(b, p)),
+            );
         }
         c.final_summary();
     }

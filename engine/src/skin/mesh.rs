@@ -88,6 +88,9 @@ pub struct PreparedMesh {
     pub(crate) cpu: Option<CpuStreams>,
     /// The compute stage's set 0 (mesh streams as storage buffers).
     pub(crate) compute_set: Option<(DescriptorPool, vk::DescriptorSet)>,
+    /// The per-joint boxes for skinned bounds (`None` when the weights are
+    /// no convex combination).
+    pub(crate) joint_bounds: Option<crate::mesh::JointBounds>,
 }
 
 /// What the CPU stage's job reads.
@@ -136,6 +139,16 @@ impl PreparedMesh {
     /// Skin entries each instance's palette must have.
     pub fn palette_len(&self) -> usize {
         self.palette_len
+    }
+
+    /// The mesh's per-joint boxes, from which
+    /// [`JointBounds::skinned`](crate::mesh::JointBounds::skinned) gives a
+    /// box around an instance skinned by a linear-blend encoding (`4x3`,
+    /// `qt`; not shown for the dual-quaternion ones). `None` when
+    /// [`JointBounds::new`](crate::mesh::JointBounds::new) refused the
+    /// mesh (a negative weight, say).
+    pub fn joint_bounds(&self) -> Option<&crate::mesh::JointBounds> {
+        self.joint_bounds.as_ref()
     }
 
     /// 4 or 8 (the pipeline permutation).
@@ -433,5 +446,6 @@ pub(crate) fn prepare(
         instance_vec4s: palette_offset,
         cpu,
         compute_set,
+        joint_bounds: crate::mesh::JointBounds::new(mesh, palette_len).ok(),
     })
 }
