@@ -244,8 +244,8 @@ impl Fit {
     fn add(&mut self, p: Vec3) {
         let q = [p.x as f64, p.y as f64, p.z as f64];
         self.count += 1;
-        for a in 0..3 {
-            self.sum[a] += q[a];
+        for (s, x) in self.sum.iter_mut().zip(q) {
+            *s += x;
         }
         let mut i = 0;
         for a in 0..3 {
@@ -294,15 +294,15 @@ impl Fit {
                 let cs = 1.0 / (t * t + 1.0).sqrt();
                 let sn = t * cs;
                 // c <- J^T c J with J the rotation in the (p, q) plane.
-                for k in 0..3 {
-                    let (a, b) = (c[k][p], c[k][q]);
-                    c[k][p] = cs * a - sn * b;
-                    c[k][q] = sn * a + cs * b;
+                for row in c.iter_mut() {
+                    let (a, b) = (row[p], row[q]);
+                    row[p] = cs * a - sn * b;
+                    row[q] = sn * a + cs * b;
                 }
+                let (cp, cq) = (c[p], c[q]);
                 for k in 0..3 {
-                    let (a, b) = (c[p][k], c[q][k]);
-                    c[p][k] = cs * a - sn * b;
-                    c[q][k] = sn * a + cs * b;
+                    c[p][k] = cs * cp[k] - sn * cq[k];
+                    c[q][k] = sn * cp[k] + cs * cq[k];
                 }
                 // v's rows are the eigenvectors: rows p and q turn.
                 let (vp, vq) = (v[p], v[q]);
