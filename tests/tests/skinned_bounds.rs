@@ -8,7 +8,7 @@
 //! containment checked here is exact: no tolerance at all.
 
 use glam::{Affine3A, Vec3};
-use vkskin::anim::{LinearBlendJob, PlaybackMode};
+use vkskin::anim::{LinearBlendJob, PlaybackMode, QuatTranslation, QuatTranslationSkinningJob};
 use vkskin::assets::builtin::Character;
 use vkskin::assets::Model;
 use vkskin::mesh::{Aabb, JointBounds, MorphTarget, MorphTargets};
@@ -74,6 +74,37 @@ fn check_pose(
         }
         boxed.extend(b.min);
         boxed.extend(b.max);
+        // The qt encoding: the box of the matrices its job rebuilds from
+        // the quaternions and translations (scale made uniform) holds
+        // what that job skins.
+        let qt: Vec<QuatTranslation> = skin
+            .iter()
+            .map(|m| {
+                let (s, r, t) = m.to_scale_rotation_translation();
+                QuatTranslation::new(r, t, s.x)
+            })
+            .collect();
+        let rebuilt: Vec<Affine3A> = qt.iter().map(QuatTranslation::to_affine).collect();
+        let bq = jb.skinned(&rebuilt, weights).unwrap();
+        QuatTranslationSkinningJob {
+            palette: &qt,
+            per_vertex: mesh.influences.per_vertex,
+            joints: &mesh.influences.joints,
+            weights: &mesh.influences.weights,
+            positions: &morphed.positions,
+            normals: &[],
+            out_positions: &mut out,
+            out_normals: &mut [],
+        }
+        .run()
+        .unwrap();
+        for (v, &p) in out.iter().enumerate() {
+            assert!(
+                bq.contains(p),
+                "{what}: qt: mesh {:?} vertex {v} at {p} outside {bq:?}",
+                mesh.name
+            );
+        }
     }
     let floor = 0.01 * (exact.max - exact.min).length();
     volume(&boxed, floor) / volume(&exact, floor)

@@ -489,9 +489,12 @@ impl JointBounds {
     /// skinning matrices, model matrix times inverse bind, one per palette
     /// entry) after morphing with `model_weights` (the model's weight
     /// vector; empty for a mesh without targets). Every vertex that
-    /// `LinearBlendJob` or `QuatTranslationSkinningJob` (and the GPU paths
-    /// of the `4x3` and `qt` encodings) computes lies inside it; not so
-    /// for the dual-quaternion blends (module documentation). Empty for a
+    /// `LinearBlendJob` with these matrices (and a `4x3` GPU path) computes
+    /// lies inside it; so does every vertex of `QuatTranslationSkinningJob`
+    /// (and a `qt` path) when `skin` holds the matrices that job rebuilds
+    /// from its palette (`QuatTranslation::to_affine`: a scale it dropped
+    /// is dropped here too). Not so for the dual-quaternion blends
+    /// (module documentation). Empty for a
     /// mesh with no vertices. Errors when `skin` is shorter than the
     /// palette, the weights as [`Self::morph_radius`] does, or when a
     /// matrix is not finite.
