@@ -299,10 +299,14 @@ impl CrowdScene {
             );
             None
         } else {
-            meshes
+            let bounds = meshes
                 .iter()
                 .map(|m| m.joint_bounds().cloned())
-                .collect::<Option<Vec<_>>>()
+                .collect::<Option<Vec<_>>>();
+            if bounds.is_none() {
+                println!("crowd: culling off: a mesh has no joint boxes (a negative weight?)");
+            }
+            bounds
         };
         let place_rng = rng.clone();
         let grid = Grid::new(n, &cast.bounds, cast.upright);
