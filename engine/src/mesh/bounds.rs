@@ -2,65 +2,14 @@
 //! vertices it influences, computed once; per instance and frame, a box
 //! that holds every vertex the linear-blend skinning paths produce.
 //!
-//! # The mathematics
-//!
-//! **Joint boxes.** `B_j` is the axis-aligned box of the bind-pose
-//! positions of the vertices that palette entry `j` influences with a
-//! weight above zero (an entry influencing nothing has no box and costs
-//! nothing per frame), and `O_j` their oriented box on the principal axes
-//! of those positions (covariance eigenvectors, cyclic Jacobi in `f64`;
-//! any orthonormal axes give a valid box, the principal ones a tight
-//! one). The vertices lie in both, so their images under `M_j` lie in
-//! `M_j(B_j) ∩ M_j(O_j)`, and the per-frame box of entry `j` is the
-//! intersection of the two images' boxes: a limb's box keeps its shape as
-//! the limb turns, where an axis-aligned one would swell.
-//!
-//! **Morph targets.** A morphed vertex is `p + sum_t w_t dp_t`, and
-//! `|sum_t w_t dp_t| <= sum_t |w_t| max_v |dp_t(v)| = r` (the triangle
-//! inequality; any weight, inside `[0, 1]` or not). So every morphed
-//! vertex of `B_j`'s set lies in `B_j` grown by `r` on every axis (a cube
-//! of half-size `r` holds the ball of radius `r`). Each target's
-//! `max_v |dp_t(v)|` is kept here; per frame `r` costs one multiply-add
-//! per target.
-//!
-//! **Linear blends** (LBS, the 4x3 and quaternion-translation encodings,
-//! `LinearBlendJob`, `QuatTranslationSkinningJob`, which rebuilds the
-//! matrices and blends them like LBS). A skinned vertex is
-//! `sum_j w_j M_j p` with `w_j >= 0` and `sum_j w_j = 1`: a convex
-//! combination of the points `M_j p`, and `M_j p` lies in the box of
-//! `M_j(B_j') ∩ M_j(O_j')` (primes: grown by the morph radius). A box is
-//! convex, so the box around the union of those boxes holds the vertex.
-//! The box around an affine image of a box is exact and cheap (Arvo):
-//! centre `M c`, half-extent `|A| e`, `|A|` the element-wise absolute
-//! value of the 3x3 part (`|A R| e` for the oriented box with axes `R`).
-//!
-//! **Weights that do not sum to one.** If a vertex's weights sum to
-//! `s != 1` the vertex is `s q` with `q` as above, off by `|s - 1| |q|`
-//! per axis. The largest `|s - 1|` over the mesh (tiny after
-//! [`normalize_influences`](super::normalize_influences), whose loaders
-//! use it, and zero after the paths' own renormalisation) pads the box by
-//! that fraction of its largest coordinate magnitude. Negative or
-//! non-finite weights are refused: the vertex is then no convex
-//! combination.
-//!
-//! **Rounding.** The skinning jobs and this box are computed in `f32`. A
-//! skinned coordinate's rounding error is a few ulps of the magnitudes it
-//! is summed from, `|A_j| |p| + |t_j|`, so the box is padded by
-//! [`ROUNDING_PAD`] times the largest such magnitude per axis: a
-//! skinned vertex computed in `f32` lies inside the box with no tolerance.
-//!
-//! **Dual quaternions** (the `dq` and `dq-scale` encodings,
-//! `DualQuatSkinningJob`): the blend is not a convex combination of the
-//! `M_j p` (it bulges out of their hull), so this box is **not** shown to
-//! hold those vertices, and no method here claims to.
+//! The mathematics is in [`JointBounds`]' documentation.
 
 use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use super::{MeshError, SkinnedMesh};
 
 /// The padding of a skinned box for `f32` rounding, relative to the
-/// magnitudes a skinned coordinate is summed from (see the module
-/// documentation): 64 ulps of one, about 7.6e-6, well above the
+/// magnitudes a skinned coordinate is summed from (see [`JointBounds`]): 64 ulps of one, about 7.6e-6, well above the
 /// `k + 4`-term sums of an `8`-influence blend and this box's own
 /// arithmetic.
 pub const ROUNDING_PAD: f32 = 64.0 * f32::EPSILON;
@@ -322,9 +271,65 @@ impl Fit {
 
 /// The per-joint boxes of one skinned mesh, computed once, from which a
 /// box around the mesh skinned by any palette (and any morph weights) is
-/// found per instance and frame in a few nanoseconds per joint. See the
-/// [module documentation](self) for why the box holds every vertex of the
-/// linear-blend paths, and why not those of the dual-quaternion ones.
+/// found per instance and frame in a few nanoseconds per joint: it holds
+/// every vertex of the linear-blend paths, not (shown) those of the
+/// dual-quaternion ones.
+///
+/// # Why the box holds the vertices
+///
+/// **Joint boxes.** `B_j` is the axis-aligned box of the bind-pose
+/// positions of the vertices that palette entry `j` influences with a
+/// weight above zero (an entry influencing nothing has no box and costs
+/// nothing per frame), and `O_j` their oriented box on the principal axes
+/// of those positions (covariance eigenvectors, cyclic Jacobi in `f64`;
+/// any orthonormal axes give a valid box, the principal ones a tight
+/// one). The vertices lie in both, so their images under `M_j` lie in
+/// `M_j(B_j) ∩ M_j(O_j)`, and the per-frame box of entry `j` is the
+/// intersection of the two images' boxes: a limb's box keeps its shape as
+/// the limb turns, where an axis-aligned one would swell.
+///
+/// **Morph targets.** A morphed vertex is `p + sum_t w_t dp_t`, and
+/// `|sum_t w_t dp_t| <= sum_t |w_t| max_v |dp_t(v)| = r` (the triangle
+/// inequality; any weight, inside `[0, 1]` or not). So every morphed
+/// vertex of `B_j`'s set lies in `B_j` grown by `r` on every axis (a cube
+/// of half-size `r` holds the ball of radius `r`). Each target's
+/// `max_v |dp_t(v)|` is kept here; per frame `r` costs one multiply-add
+/// per target.
+///
+/// **Linear blends** (LBS, the 4x3 and quaternion-translation encodings,
+/// `LinearBlendJob`, `QuatTranslationSkinningJob`, which rebuilds the
+/// matrices and blends them like LBS: its box is that of the rebuilt
+/// matrices). A skinned vertex is
+/// `sum_j w_j M_j p` with `w_j >= 0` and `sum_j w_j = 1`: a convex
+/// combination of the points `M_j p`, and `M_j p` lies in the box of
+/// `M_j(B_j') ∩ M_j(O_j')` (primes: grown by the morph radius). A box is
+/// convex, so the box around the union of those boxes holds the vertex.
+/// The box around an affine image of a box is exact and cheap (Arvo):
+/// centre `M c`, half-extent `|A| e`, `|A|` the element-wise absolute
+/// value of the 3x3 part (`|A R| e` for the oriented box with axes `R`).
+///
+/// **Weights that do not sum to one.** If a vertex's weights sum to
+/// `s != 1` the vertex is `s q` with `q` as above, off by `|s - 1| |q|`
+/// per axis. The largest `|s - 1|` over the mesh (tiny after
+/// [`normalize_influences`](super::normalize_influences), whose loaders
+/// use it, and after the paths' own renormalisation) pads the box by
+/// that fraction of its largest coordinate magnitude. Negative or
+/// non-finite weights are refused: the vertex is then no convex
+/// combination.
+///
+/// **Rounding.** The skinning jobs and this box are computed in `f32`. A
+/// skinned coordinate's rounding error is a few ulps of the magnitudes it
+/// is summed from, `|A_j| |p| + |t_j|`, so the box is padded by
+/// [`ROUNDING_PAD`] times the largest such magnitude per axis. That pad
+/// is a margin over a rounding estimate (64 ulps against the roughly
+/// `k + 4` that a `k`-influence blend's sums take), not a proof about
+/// every kernel's operation order; with it the tests find every vertex
+/// the CPU jobs skin inside the box with no tolerance at all.
+///
+/// **Dual quaternions** (the `dq` and `dq-scale` encodings,
+/// `DualQuatSkinningJob`): the blend is not a convex combination of the
+/// `M_j p` (it bulges out of their hull), so this box is **not** shown to
+/// hold those vertices, and no method here claims to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointBounds {
     boxes: Vec<JointBox>,
@@ -494,7 +499,7 @@ impl JointBounds {
     /// (and a `qt` path) when `skin` holds the matrices that job rebuilds
     /// from its palette (`QuatTranslation::to_affine`: a scale it dropped
     /// is dropped here too). Not so for the dual-quaternion blends
-    /// (module documentation). Empty for a
+    /// ([`JointBounds`]). Empty for a
     /// mesh with no vertices. Errors when `skin` is shorter than the
     /// palette, the weights as [`Self::morph_radius`] does, or when a
     /// matrix is not finite.
