@@ -348,6 +348,24 @@ impl Bounds {
     }
 }
 
+impl From<crate::mesh::Aabb> for Bounds {
+    fn from(b: crate::mesh::Aabb) -> Self {
+        Self {
+            min: b.min,
+            max: b.max,
+        }
+    }
+}
+
+impl From<Bounds> for crate::mesh::Aabb {
+    fn from(b: Bounds) -> Self {
+        Self {
+            min: b.min,
+            max: b.max,
+        }
+    }
+}
+
 impl Model {
     /// The box around every skinned vertex over the bind pose and every
     /// clip sampled at `samples_per_clip` evenly spaced times (ends

@@ -94,6 +94,9 @@ pub struct PreparedMesh {
     pub(crate) morph_targets: usize,
     /// The GPU stages' morph deltas and sets (meshes with targets).
     pub(crate) morph: Option<MorphGpu>,
+    /// The per-joint boxes for skinned bounds (`None` when the weights are
+    /// no convex combination).
+    pub(crate) joint_bounds: Option<crate::mesh::JointBounds>,
 }
 
 /// What the CPU stage's job reads.
@@ -144,6 +147,16 @@ impl PreparedMesh {
     /// Skin entries each instance's palette must have.
     pub fn palette_len(&self) -> usize {
         self.palette_len
+    }
+
+    /// The mesh's per-joint boxes, from which
+    /// [`JointBounds::skinned`](crate::mesh::JointBounds::skinned) gives a
+    /// box around an instance skinned by a linear-blend encoding (`4x3`,
+    /// `qt`; not shown for the dual-quaternion ones). `None` when
+    /// [`JointBounds::new`](crate::mesh::JointBounds::new) refused the
+    /// mesh (a negative weight, say).
+    pub fn joint_bounds(&self) -> Option<&crate::mesh::JointBounds> {
+        self.joint_bounds.as_ref()
     }
 
     /// 4 or 8 (the pipeline permutation).
@@ -464,5 +477,6 @@ pub(crate) fn prepare(
         compute_set,
         morph_targets,
         morph: morph_gpu,
+        joint_bounds: crate::mesh::JointBounds::new(mesh, palette_len).ok(),
     })
 }

@@ -71,6 +71,16 @@ pub struct Args {
     /// Z-up, such as tiny_4anim.x); every instance is stood on it.
     #[arg(long, value_enum, default_value_t = sample_common::Up::Y)]
     pub up: sample_common::Up,
+    /// Cull the instances whose skinned box (`mesh::JointBounds`) is
+    /// outside the view: on or off. Only 4x3 paths cull (the boxes are
+    /// not shown for the dual-quaternion blends).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub cull: String,
+    /// Move the camera towards the grid's centre by this factor (1: the
+    /// whole grid in view; 3: a third of the distance, the outer
+    /// instances out of view).
+    #[arg(long, default_value_t = 1.0)]
+    pub zoom: f32,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -99,11 +109,16 @@ impl Args {
             Some(1) => Parallelism::Single,
             Some(n) => Parallelism::Threads(n),
         };
+        if !(self.zoom.is_finite() && self.zoom > 0.0) {
+            return Err(format!("--zoom {}: a factor above 0", self.zoom));
+        }
         Ok(CrowdOptions {
             instances: self.instances,
             path: self.path.clone(),
             threads,
             seed: self.seed,
+            cull: self.cull == "on",
+            zoom: self.zoom,
         })
     }
 }
@@ -219,9 +234,10 @@ pub fn describe(cast: &Cast, scene: &scene::CrowdScene, device: &str, threads: P
         cast.model.clips.len()
     );
     println!(
-        "{NAME}: path {} ({}); animation threads: {threads}; up axis {} (U toggles)",
+        "{NAME}: path {} ({}); animation threads: {threads}; up axis {} (U toggles); culling {}",
         scene.path_name(),
         scene.path_reason(),
-        cast.up.name()
+        cast.up.name(),
+        if scene.culling() { "on" } else { "off" }
     );
 }

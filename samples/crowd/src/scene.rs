@@ -9,8 +9,9 @@ use std::time::Instant;
 use vkskin::anim::{Crowd, CrowdInstance, PaletteHierarchy, Parallelism};
 use vkskin::assets::builtin::Character;
 use vkskin::assets::{Bounds, Model};
-use vkskin::glam::{Affine3A, Quat, Vec2, Vec3};
+use vkskin::glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 use vkskin::gpu::{vk, Device};
+use vkskin::mesh::{Aabb, JointBounds};
 use vkskin::render::{Camera, Projection};
 use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
@@ -160,6 +161,11 @@ pub struct CrowdOptions {
     pub threads: Parallelism,
     /// Seeds each instance's phase, speed, turn and tint.
     pub seed: u64,
+    /// Skip the instances whose skinned box is outside the view.
+    pub cull: bool,
+    /// The camera moved towards the grid's centre by this factor (1: the
+    /// whole grid in view).
+    pub zoom: f32,
 }
 
 /// The CPU side of one frame, in milliseconds.
@@ -198,6 +204,16 @@ pub struct CrowdScene {
     grid_max: Vec3,
     threads: Parallelism,
     warned_lossy: bool,
+    /// Per mesh drawn, its joint boxes; `None` when culling is off (asked,
+    /// or the path's encoding is one the boxes are not shown to hold).
+    cull: Option<Vec<JointBounds>>,
+    /// Culling: every instance's skinning matrices (one palette each),
+    /// the instances in view, and the morph weights (all zero: the crowd
+    /// does not morph).
+    matrices: Vec<Affine3A>,
+    visible: Vec<usize>,
+    weights: Vec<f32>,
+    zoom: f32,
 }
 
 impl CrowdScene {
@@ -271,6 +287,27 @@ impl CrowdScene {
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
         let crowd = Crowd::new(&model.skeleton, clips, skin, instances)
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
+        // Culling: the boxes hold what the linear blends draw (4x3 keeps
+        // every matrix); the dual-quaternion blends bulge out of them and
+        // the qt encoding may drop a scale, so those paths draw all.
+        let cull = if !options.cull {
+            None
+        } else if path.desc().encoding.name() != "4x3" {
+            println!(
+                "crowd: culling off: the skinned boxes are shown for linear blends of whole matrices (4x3 paths), not {}",
+                path.desc().encoding.name()
+            );
+            None
+        } else {
+            let bounds = meshes
+                .iter()
+                .map(|m| m.joint_bounds().cloned())
+                .collect::<Option<Vec<_>>>();
+            if bounds.is_none() {
+                println!("crowd: culling off: a mesh has no joint boxes (a negative weight?)");
+            }
+            bounds
+        };
         let place_rng = rng.clone();
         let grid = Grid::new(n, &cast.bounds, cast.upright);
         let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
@@ -290,6 +327,11 @@ impl CrowdScene {
             grid_max,
             threads: options.threads,
             warned_lossy: false,
+            cull,
+            matrices: Vec::new(),
+            visible: Vec::new(),
+            weights: vec![0.0; model.morph_weight_count()],
+            zoom: options.zoom,
         })
     }
 
@@ -304,6 +346,20 @@ impl CrowdScene {
 
     pub fn instances(&self) -> usize {
         self.crowd.len()
+    }
+
+    /// Instances drawn in the last frame (all of them without culling).
+    pub fn drawn(&self) -> usize {
+        if self.cull.is_some() {
+            self.visible.len()
+        } else {
+            self.crowd.len()
+        }
+    }
+
+    /// Whether the crowd culls instances outside the view.
+    pub fn culling(&self) -> bool {
+        self.cull.is_some()
     }
 
     /// Lays the grid out again for `cast`'s up axis (the same turns and
@@ -367,6 +423,9 @@ impl CrowdScene {
                 far: d + 1.5 * reach,
             };
         }
+        if self.zoom != 1.0 && self.zoom > 0.0 {
+            camera.eye = camera.target + (camera.eye - camera.target) / self.zoom;
+        }
         camera
     }
 
@@ -383,7 +442,14 @@ impl CrowdScene {
         let start = Instant::now();
         self.batches.clear();
         let n = self.crowd.len();
+        let camera = self.camera(aspect);
+        if self.cull.is_some() {
+            self.fill_culled(frame, t, camera.view_proj(aspect))?;
+        }
         for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+            if self.cull.is_some() {
+                break;
+            }
             let mut w = self.path.batch(frame, mesh, n).map_err(err)?;
             self.batches.push(w.batch());
             let placements = &self.placements;
@@ -404,7 +470,6 @@ impl CrowdScene {
             }
         }
         let fill = start.elapsed().as_secs_f64() * 1e3;
-        let camera = self.camera(aspect);
         self.frame_sets
             .write(
                 frame,
@@ -419,6 +484,68 @@ impl CrowdScene {
             anim_ms: anim,
             upload_ms: (fill - anim * self.meshes.len() as f64).max(0.0),
         })
+    }
+
+    /// The culled frame: animates every instance into `matrices`, keeps
+    /// those whose world box (the placement applied to the union of its
+    /// meshes' skinned boxes) meets the view of `view_proj`, and writes
+    /// only those into the batches, in instance order.
+    fn fill_culled(&mut self, frame: usize, t: f32, view_proj: Mat4) -> Result<(), String> {
+        let Some(bounds) = &self.cull else {
+            return Ok(());
+        };
+        let n = self.crowd.len();
+        let stride = self.meshes.first().map_or(0, |m| m.palette_len());
+        if stride == 0 {
+            return Err("crowd: a mesh with an empty palette".into());
+        }
+        self.matrices.resize(n * stride, Affine3A::IDENTITY);
+        self.crowd
+            .animate_into(
+                t,
+                self.threads,
+                &mut self.matrices,
+                stride,
+                |_, skin, out| out.copy_from_slice(skin),
+            )
+            .map_err(|e| format!("crowd: {e}"))?;
+        self.visible.clear();
+        for i in 0..n {
+            let skin = &self.matrices[i * stride..(i + 1) * stride];
+            let mut b = Aabb::EMPTY;
+            for jb in bounds {
+                let m = jb
+                    .skinned(skin, &self.weights)
+                    .map_err(|e| format!("crowd: bounds: {e}"))?;
+                b.extend(m.min);
+                b.extend(m.max);
+            }
+            if in_view(&b.transformed(&self.placements[i].0), &view_proj) {
+                self.visible.push(i);
+            }
+        }
+        if self.visible.is_empty() {
+            return Ok(());
+        }
+        let err = |e: vkskin::gpu::GpuError| e.to_string();
+        for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+            let mut w = self
+                .path
+                .batch(frame, mesh, self.visible.len())
+                .map_err(err)?;
+            self.batches.push(w.batch());
+            for (writer, &i) in w.instances().zip(&self.visible) {
+                let (m, tint) = self.placements[i];
+                writer
+                    .write(
+                        &self.matrices[i * stride..(i + 1) * stride],
+                        &m,
+                        mul(tint, *color),
+                    )
+                    .map_err(err)?;
+            }
+        }
+        Ok(())
     }
 
     /// Records what precedes the rendering scope (GPU timer, compute
@@ -467,6 +594,37 @@ impl CrowdScene {
         self.batches.clear();
         Ok(self.path.gpu_ms(frame))
     }
+}
+
+/// Whether the world box `b` may be seen through `view_proj` (Vulkan
+/// clip space: `-w <= x, y <= w`, `0 <= z <= w`): false only when all
+/// eight corners lie outside one of those planes, so a box in view is
+/// never dropped (a box beside the view near a corner may be kept).
+fn in_view(b: &Aabb, view_proj: &Mat4) -> bool {
+    if b.is_empty() {
+        return false;
+    }
+    let mut outside = [true; 6];
+    for c in 0..8 {
+        let p = Vec3::new(
+            if c & 1 == 0 { b.min.x } else { b.max.x },
+            if c & 2 == 0 { b.min.y } else { b.max.y },
+            if c & 4 == 0 { b.min.z } else { b.max.z },
+        );
+        let q = *view_proj * p.extend(1.0);
+        let tests = [
+            q.x < -q.w,
+            q.x > q.w,
+            q.y < -q.w,
+            q.y > q.w,
+            q.z < 0.0,
+            q.z > q.w,
+        ];
+        for (o, t) in outside.iter_mut().zip(tests) {
+            *o &= t;
+        }
+    }
+    !outside.iter().any(|&o| o)
 }
 
 fn mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {

@@ -133,11 +133,13 @@ impl App for Crowd {
         let gpu_ms = self.scene.collect_gpu_ms(f.index)?;
         let figures = self.figures(gpu_ms)?;
         println!(
-            "frame {:4}  anim {:>7} ms  upload {:>7} ms  gpu {:>7} ms",
+            "frame {:4}  anim {:>7} ms  upload {:>7} ms  gpu {:>7} ms  drawn {} of {}",
             f.number,
             fmt_ms(Some(figures.cpu.anim_ms)),
             fmt_ms(Some(figures.cpu.upload_ms)),
-            fmt_ms(gpu_ms)
+            fmt_ms(gpu_ms),
+            self.scene.drawn(),
+            self.scene.instances()
         );
         // Frame 0 also builds thread pools and warms caches.
         if f.number > 0 || self.headless_total.is_some_and(|n| n < 3) {

@@ -246,3 +246,104 @@ fn up_z_stands_a_z_up_model_on_the_grid() {
         "--up y: the Z-up figure should lie ({w} wide, {h} tall)"
     );
 }
+
+/// `drawn N of M` of every frame line.
+fn drawn_counts(stdout: &str) -> Vec<(usize, usize)> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("drawn ").nth(1)?;
+            let (n, m) = rest.split_once(" of ")?;
+            Some((n.trim().parse().ok()?, m.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Culling by the skinned boxes draws fewer instances when the camera,
+/// moved in, sees only part of the grid, and the same pixels: no instance
+/// in view is dropped.
+#[test]
+fn culling_draws_fewer_instances_and_the_same_pixels() {
+    let mut frames = Vec::new();
+    let mut counts = Vec::new();
+    for cull in ["on", "off"] {
+        let dir = out_dir(&format!("cull-{cull}"));
+        let out = crowd(&[
+            "--headless",
+            "--instances",
+            "64",
+            "--frames",
+            "3",
+            "--size",
+            "192x108",
+            "--path",
+            "4x3-ssbo",
+            "--zoom",
+            "3",
+            "--cull",
+            cull,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "{cull}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        assert!(stdout.contains(&format!("culling {cull}")), "{stdout}");
+        let c = drawn_counts(&stdout);
+        assert_eq!(c.len(), 3, "{stdout}");
+        counts.push(c);
+        frames.push(
+            (0..3)
+                .map(|i| decode(&dir.join(format!("frame_{i:04}.png"))))
+                .collect::<Vec<_>>(),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    for (i, (on, off)) in frames[0].iter().zip(&frames[1]).enumerate() {
+        assert_eq!((on.0, on.1), (off.0, off.1));
+        assert!(
+            coverage(&on.2) > 0.05,
+            "frame {i}: too little drawn to compare"
+        );
+        let differ = on.2.iter().zip(&off.2).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differ, 0,
+            "frame {i}: {differ} bytes differ between --cull on and off"
+        );
+    }
+    for ((on, _), (off, _)) in counts[0].iter().zip(&counts[1]) {
+        assert_eq!(*off, 64);
+        assert!(*on > 0 && *on < 64, "culling drew {on} of 64");
+    }
+    println!("drawn with culling: {:?} of 64", counts[0]);
+}
+
+/// A dual-quaternion path does not cull: the boxes are not shown to hold
+/// its blend.
+#[test]
+fn a_dual_quaternion_path_does_not_cull() {
+    let dir = out_dir("cull-dq");
+    let out = crowd(&[
+        "--headless",
+        "--instances",
+        "16",
+        "--frames",
+        "1",
+        "--size",
+        "96x54",
+        "--path",
+        "dq-ssbo",
+        "--zoom",
+        "3",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    assert!(stdout.contains("culling off"), "{stdout}");
+    assert_eq!(drawn_counts(&stdout), vec![(16, 16)]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

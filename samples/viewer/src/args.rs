@@ -14,7 +14,7 @@ Keys (windowed):
   F            frames in flight 1-2-3  V            vsync on / off
   W            wireframe               K            skeleton overlay
   N            every joint's name      R            reframe the camera
-  U            up axis Y / Z
+  U            up axis Y / Z           B            skinned bounds box
   Tab          panel on / off          F12 / S      screenshot (screenshot_N.png)
   Esc          quit
 Mouse: drag to orbit, right-drag (or Shift+drag) to pan, wheel to zoom; hover
@@ -25,6 +25,7 @@ count every pass of the redraw loop, drawn or skipped while minimised):
   resize WxH | minimise | restore | path NAME | clip NAME|next|#I |
   crossfade NAME|next|#I SECONDS | speed X | pause | play | seek SECONDS |
   step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
+  bounds [on|off] |
   influences K|file | frames-in-flight N | vsync on|off | panel on|off |
   orbit DYAW DPITCH | zoom F | up y|z | screenshot FILE | open FILE | quit
 `minimise` also tells the swapchain the window has zero extent (a window

@@ -251,6 +251,25 @@ impl Scene {
         Ok(())
     }
 
+    /// The box around the posed model from each mesh's joint boxes
+    /// (`PreparedMesh::joint_bounds`, unmorphed: the viewer does not
+    /// morph): it holds every vertex a linear-blend path draws; a
+    /// dual-quaternion path's blend may bulge past it. `None` when a mesh
+    /// has no joint boxes.
+    pub fn skinned_bounds(&self) -> Option<vkskin::mesh::Aabb> {
+        let weights = vec![0.0; self.model.morph_weight_count()];
+        let mut out = vkskin::mesh::Aabb::EMPTY;
+        for (prepared, mesh) in self.meshes.iter().zip(&self.model.meshes) {
+            let b = prepared
+                .joint_bounds()?
+                .skinned(self.skins.get(mesh.skin)?, &weights)
+                .ok()?;
+            out.extend(b.min);
+            out.extend(b.max);
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
     /// Writes frame `frame`'s palettes, instance records and uniforms (its
     /// previous submission has finished).
     pub fn update(&mut self, frame: usize, view_proj: Mat4) -> Result<(), String> {

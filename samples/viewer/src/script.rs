@@ -41,6 +41,8 @@ pub enum Action {
     ToggleVsync,
     Wireframe(Option<bool>),
     Skeleton(Option<bool>),
+    /// The skinned box (`mesh::JointBounds`) drawn as lines.
+    Bounds(Option<bool>),
     Names(Option<bool>),
     Panel(Option<bool>),
     ResetCamera,
@@ -161,6 +163,7 @@ fn parse_event(event: &str) -> Result<Action, String> {
         "wireframe" => Action::Wireframe(on_off(arg)?),
         "skeleton" => Action::Skeleton(on_off(arg)?),
         "names" => Action::Names(on_off(arg)?),
+        "bounds" => Action::Bounds(on_off(arg)?),
         "panel" => Action::Panel(on_off(arg)?),
         "influences" => match arg {
             Some("file") => Action::Influences(None),
@@ -219,6 +222,14 @@ mod tests {
                 Action::Wireframe(None)
             ]
         );
+    }
+
+    #[test]
+    fn bounds_toggles_or_sets() {
+        let mut s = Script::parse("3:bounds; 4:bounds on; 5:bounds off").unwrap();
+        assert_eq!(s.due(3), vec![Action::Bounds(None)]);
+        assert_eq!(s.due(4), vec![Action::Bounds(Some(true))]);
+        assert_eq!(s.due(5), vec![Action::Bounds(Some(false))]);
     }
 
     #[test]

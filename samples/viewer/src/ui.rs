@@ -49,6 +49,11 @@ pub struct Snapshot<'a> {
     pub wireframe: bool,
     pub wireframe_available: bool,
     pub skeleton: bool,
+    /// Whether the skinned box is drawn.
+    pub bounds: bool,
+    /// The skinned box's eight corners on screen (bit 0 of the index: x at
+    /// max, bit 1: y, bit 2: z), empty when not drawn.
+    pub bounds_on_screen: &'a [Option<Pos2>],
     pub names: bool,
     pub stats: Stats,
     pub draw_parts: usize,
@@ -67,6 +72,7 @@ pub struct Snapshot<'a> {
 
 const BONE: Color32 = Color32::from_rgb(255, 200, 90);
 const HOVER: Color32 = Color32::from_rgb(120, 220, 255);
+const BOX: Color32 = Color32::from_rgb(120, 255, 140);
 
 /// Builds the frame's UI; `hover` is the joint highlighted (kept between
 /// frames for the tree). Returns the panel's width in points (0 hidden).
@@ -262,6 +268,10 @@ fn view(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
     if ui.checkbox(&mut skel, "skeleton").changed() {
         actions.push(Action::Skeleton(Some(skel)));
     }
+    let mut bounds = s.bounds;
+    if ui.checkbox(&mut bounds, "skinned bounds").changed() {
+        actions.push(Action::Bounds(Some(bounds)));
+    }
     let mut names = s.names;
     if ui.checkbox(&mut names, "all joint names").changed() {
         actions.push(Action::Names(Some(names)));
@@ -424,6 +434,20 @@ fn overlay(
                     .filter(|(_, d)| *d < 10.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(j, _)| j);
+            }
+        }
+    }
+    // The skinned box: its 12 edges join corners one bit apart.
+    if let [_, _, _, _, _, _, _, _] = s.bounds_on_screen {
+        for a in 0..8usize {
+            for bit in [1, 2, 4] {
+                let b = a | bit;
+                if b == a {
+                    continue;
+                }
+                if let (Some(p), Some(q)) = (s.bounds_on_screen[a], s.bounds_on_screen[b]) {
+                    painter.line_segment([p, q], Stroke::new(1.5, BOX));
+                }
             }
         }
     }

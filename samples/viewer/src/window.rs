@@ -32,6 +32,8 @@ pub const MAX_FRAMES_IN_FLIGHT: usize = 3;
 struct Flags {
     wireframe: bool,
     skeleton: bool,
+    /// The skinned box drawn as lines.
+    bounds: bool,
     names: bool,
     panel: bool,
     vsync: bool,
@@ -162,6 +164,7 @@ impl Viewer {
             flags: Flags {
                 wireframe: false,
                 skeleton: false,
+                bounds: false,
                 names: false,
                 panel: !args.no_panel,
                 vsync: !args.gpu.no_vsync,
@@ -331,6 +334,7 @@ impl Viewer {
             }
             Action::Skeleton(v) => self.flags.skeleton = v.unwrap_or(!self.flags.skeleton),
             Action::Names(v) => self.flags.names = v.unwrap_or(!self.flags.names),
+            Action::Bounds(v) => self.flags.bounds = v.unwrap_or(!self.flags.bounds),
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
             Action::ResetCamera => {
                 self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()))
@@ -436,6 +440,7 @@ impl Viewer {
                 "w" => Action::Wireframe(None),
                 "k" => Action::Skeleton(None),
                 "n" => Action::Names(None),
+                "b" => Action::Bounds(None),
                 "r" => Action::ResetCamera,
                 "u" => Action::Up(None),
                 "s" => Action::Screenshot(None),
@@ -602,6 +607,32 @@ impl App for Viewer {
         } else {
             Vec::new()
         };
+        // The skinned box's corners on screen (corner c: bit 0 x, 1 y, 2 z
+        // at max), `None` for a corner behind the eye.
+        let bounds_on_screen: Vec<Option<egui::Pos2>> = match self
+            .flags
+            .bounds
+            .then(|| self.scene.skinned_bounds())
+            .flatten()
+        {
+            Some(b) => (0..8)
+                .map(|c| {
+                    let p = Vec3::new(
+                        if c & 1 == 0 { b.min.x } else { b.max.x },
+                        if c & 2 == 0 { b.min.y } else { b.max.y },
+                        if c & 4 == 0 { b.min.z } else { b.max.z },
+                    );
+                    let clip = view_proj * p.extend(1.0);
+                    (clip.w > 0.0).then(|| {
+                        egui::pos2(
+                            (clip.x / clip.w * 0.5 + 0.5) * w / ppp,
+                            (clip.y / clip.w * 0.5 + 0.5) * h / ppp,
+                        )
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let raw = self.egui_state.take_egui_input(window);
         let device_name = self.device.physical().name.clone();
         let (scene, player) = (&self.scene, &self.player);
@@ -622,6 +653,8 @@ impl App for Viewer {
             wireframe: self.flags.wireframe,
             wireframe_available: scene.wireframe_available(),
             skeleton: self.flags.skeleton,
+            bounds: self.flags.bounds,
+            bounds_on_screen: &bounds_on_screen,
             names: self.flags.names,
             stats: self.stats,
             draw_parts: scene.draw_parts(),

@@ -216,3 +216,49 @@ fn a_malformed_file_is_reported_and_the_viewer_goes_on() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bounds on` draws the skinned box's edges in its green over the
+/// character (none of that green without it).
+#[test]
+fn bounds_box_is_drawn() {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer bounds test") else {
+        return;
+    };
+    let mut greens = Vec::new();
+    for on in [false, true] {
+        let shot = std::env::temp_dir().join(format!(
+            "vkskin-viewer-bounds-{on}-{}.png",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&shot);
+        let script = format!(
+            "5:pause; 6:bounds {}; 20:screenshot {}",
+            if on { "on" } else { "off" },
+            shot.display()
+        );
+        let args = [
+            "--size",
+            "320x240",
+            "--no-panel",
+            "--frames",
+            "30",
+            "--path",
+            "4x3-ssbo",
+            "--script",
+            &script,
+        ];
+        let r = run_viewer(&xvfb, &args, Duration::from_secs(300));
+        let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
+        assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
+        let (_, _, px) = decode(&shot);
+        // The box colour (120, 255, 140), blended at the line edges.
+        let green = px
+            .chunks(4)
+            .filter(|p| p[1] > 200 && p[0] < 170 && p[2] < 190 && p[0].abs_diff(p[2]) < 60)
+            .count();
+        greens.push(green);
+        let _ = std::fs::remove_file(&shot);
+    }
+    assert!(greens[0] < 20, "box green without the box: {greens:?}");
+    assert!(greens[1] > 200, "too little box drawn: {greens:?}");
+}
