@@ -292,14 +292,11 @@ impl BatchWriter<'_> {
                         || GpuError::InvalidArgument(format!("instance {i} beyond the batch"));
                     let record = rec.into_slice().first_mut().ok_or_else(beyond)?;
                     let (model, tint) = place(i);
-                    let morph_out = match h.into_slice().first_mut() {
-                        Some(header) => Some(MorphOut {
-                            header,
-                            entries: e.into_slice(),
-                            first_entry: entries_base + (i * m.morph_targets) as u32,
-                        }),
-                        None => None,
-                    };
+                    let morph_out = h.into_slice().first_mut().map(|header| MorphOut {
+                        header,
+                        entries: e.into_slice(),
+                        first_entry: entries_base + (i * m.morph_targets) as u32,
+                    });
                     let writer = InstanceWriter {
                         prepared: m,
                         palette: pal.into_slice(),
