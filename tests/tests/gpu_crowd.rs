@@ -374,3 +374,132 @@ fn crowd_counts_beyond_the_storage_are_errors_naming_the_limit() {
     drop((mesh, texel_mesh, compute, texel));
     gpu.finish();
 }
+
+/// A crowd of the morph demo (`MorphBlob`: four targets, a clip animating
+/// them) through the first crowd path of each stage: `Crowd::animate_weights`
+/// samples every instance's weights at its own clip time and
+/// `BatchWriter::animate_morphed` writes them with its palette; each
+/// instance's captured vertices equal its CPU reference (`MorphJob` on the
+/// bind pose, then the path's skinning), and the weights differ between
+/// instances.
+#[test]
+fn a_crowd_of_morphing_blobs_morphs_each_instance() {
+    use vkskin::assets::builtin::MorphBlob;
+    use vkskin::mesh::MorphJob;
+    const N: usize = 12;
+    const TIME: f32 = 1.3;
+    let gpu = GpuTest::new();
+    let model = MorphBlob::default().model();
+    let mesh = &model.meshes[0];
+    let hierarchy = PaletteHierarchy::new(&model.skins[mesh.skin], &model.skeleton).unwrap();
+    let palettes = reference_palettes(&model, N, TIME);
+    let defaults = model.default_morph_weights();
+    let stride = defaults.len();
+    let mut weights = vec![0.0; N * stride];
+    crowd_of(&model, N)
+        .animate_weights(TIME, &defaults, &mut weights)
+        .unwrap();
+    assert!(weights[..stride] != weights[stride..2 * stride]);
+    let d = diagonal(&mesh.positions);
+    let mut stages = Vec::new();
+    let descs: Vec<_> = crowd_paths()
+        .into_iter()
+        .filter(|p| {
+            let first = !stages.contains(&p.stage);
+            stages.push(p.stage);
+            first
+        })
+        .collect();
+    assert_eq!(descs.len(), 3, "one vertex, compute and CPU path");
+    for desc in descs {
+        let mut rig = PathRig::new(
+            &gpu,
+            desc,
+            &model,
+            0,
+            vk::PolygonMode::FILL,
+            true,
+            None,
+            2,
+            64,
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", desc.name));
+        let mut crowd = crowd_of(&model, N);
+        let first = mesh.morph.first_weight;
+        let captured = rig.draw_with(&gpu, N, false, |w| {
+            w.animate_morphed(
+                &mut crowd,
+                TIME,
+                Parallelism::All,
+                &weights[first..],
+                stride,
+                |i| place(i, 4, 3.0, Vec3::new(10.0, 0.0, -20.0)),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", desc.name));
+        });
+        let vc = mesh.vertex_count();
+        assert_eq!(captured.len(), N * vc);
+        for (i, skin) in palettes.iter().enumerate() {
+            let w = mesh
+                .morph
+                .weights(&weights[i * stride..(i + 1) * stride])
+                .unwrap();
+            let mut morphed = mesh.clone();
+            MorphJob {
+                targets: &mesh.morph.targets,
+                weights: w,
+                positions: &mesh.positions,
+                normals: &mesh.normals,
+                tangents: &[],
+                out_positions: &mut morphed.positions,
+                out_normals: &mut morphed.normals,
+                out_tangents: &mut [],
+            }
+            .run()
+            .unwrap();
+            morphed.morph = Default::default();
+            let (pos, nrm) = path_reference(desc, &morphed, &hierarchy, skin);
+            let sens = normal_sensitivity(desc, &morphed, &hierarchy, skin, &nrm);
+            let got = &captured[i * vc..(i + 1) * vc];
+            let (dp, dn, worst) = max_differences(got, &pos, &nrm, &mesh.indices, &sens);
+            assert!(
+                dp <= 1e-5 * d && dn <= 1e-5,
+                "{}: instance {i} (weights {w:?}): position {dp:e} (vertex {worst}), normal {dn:e}",
+                desc.name
+            );
+            if w.iter().any(|&x| x != 0.0) {
+                let (base, _) = path_reference(desc, mesh, &hierarchy, skin);
+                let moved = base
+                    .iter()
+                    .zip(&pos)
+                    .map(|(a, b)| (*a - *b).length())
+                    .fold(0.0f32, f32::max);
+                assert!(
+                    moved > 1e-3 * d,
+                    "{}: instance {i} did not morph",
+                    desc.name
+                );
+            }
+        }
+        // Too few weights are refused.
+        let mut crowd = crowd_of(&model, N);
+        rig.draw_with(&gpu, N, false, |w| {
+            let e = w
+                .animate_morphed(
+                    &mut crowd,
+                    TIME,
+                    Parallelism::Single,
+                    &weights[..8],
+                    stride,
+                    |i| place(i, 4, 3.0, Vec3::ZERO),
+                )
+                .unwrap_err();
+            assert!(e.to_string().contains("crowd morph weights"), "{e}");
+            w.animate(&mut crowd, TIME, Parallelism::Single, |i| {
+                place(i, 4, 3.0, Vec3::ZERO)
+            })
+            .unwrap();
+        });
+    }
+    gpu.finish();
+}

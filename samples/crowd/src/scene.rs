@@ -97,6 +97,11 @@ impl Cast {
                 meshes.len()
             ));
         }
+        if meshes.iter().any(|&k| !model.meshes[k].morph.is_empty()) {
+            notes.push(format!(
+                "{label}: this sample draws morph targets at weight 0 (the engine's crowds animate them per instance: BatchWriter::animate_morphed)"
+            ));
+        }
         let bounds = model
             .animated_bounds(8)
             .map_err(|e| format!("{label}: bounds: {e}"))?;

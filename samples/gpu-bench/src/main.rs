@@ -25,8 +25,15 @@
 //! Markdown tables. Release builds run without the validation layer unless
 //! `--validation` or `VKSKIN_VALIDATION=1`; with it, any message fails the
 //! run.
+//!
+//! `--morph` measures morph targets instead (see the `morph` module): the
+//! character with `--morph-targets` targets, `--morph-active` of them
+//! non-zero, against the character without, on the CPU (ns per vertex) and
+//! per path and count (GPU ms), with the ratios; default paths
+//! `4x3-ssbo,4x3-compute`.
 
 mod chart;
+mod morph;
 mod report;
 
 use std::path::PathBuf;
@@ -92,6 +99,15 @@ struct Args {
     /// Turn the validation layer on (always on in debug builds).
     #[arg(long)]
     validation: bool,
+    /// Measure morph targets: with and without, CPU and GPU, and ratios.
+    #[arg(long)]
+    morph: bool,
+    /// Targets of the --morph character (dense positions and normals).
+    #[arg(long, default_value_t = 64)]
+    morph_targets: usize,
+    /// Targets with a non-zero weight per instance, for --morph.
+    #[arg(long, default_value_t = 4)]
+    morph_active: usize,
 }
 
 /// The most instances one case may ask for, and the most vertices of the
@@ -168,7 +184,14 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let descs = select_paths(&args.paths)?;
+    let descs = if args.morph && args.paths.is_empty() {
+        select_paths(&["4x3-ssbo".into(), "4x3-compute".into()])?
+    } else {
+        select_paths(&args.paths)?
+    };
+    if args.morph && (args.morph_targets == 0 || args.morph_targets > 1024) {
+        return Err(format!("--morph-targets {}: 1 to 1024", args.morph_targets));
+    }
     if args.instances.is_empty() || args.instances.iter().any(|&n| n == 0 || n > MAX_INSTANCES) {
         return Err(format!(
             "--instances {:?}: each count must be 1 to {MAX_INSTANCES}",
@@ -216,6 +239,20 @@ fn run(args: &Args) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     drop(instance);
+    if args.morph {
+        let name = device.physical().name.clone();
+        morph::run(args, &device, &model, &descs, &name)?;
+        drop(device);
+        let problems = log.problems();
+        if !problems.is_empty() {
+            return Err(format!(
+                "the validation layer reported {} problem(s):\n{}",
+                problems.len(),
+                MessageLog::format(&problems)
+            ));
+        }
+        return Ok(());
+    }
     let setup = Setup {
         device: device.physical().name.clone(),
         cpu: cpu_model(),
@@ -390,6 +427,9 @@ struct Bench<'a> {
     target: OffscreenTarget,
     /// The character's animated box.
     bounds: (Vec3, Vec3),
+    /// `--morph`: the targets each instance weights (a mesh with targets
+    /// is drawn through `BatchWriter::animate_morphed`).
+    morph_active: Vec<usize>,
 }
 
 /// The benchmark runs one frame at a time (each waited for), so one slot.
@@ -411,6 +451,7 @@ impl<'a> Bench<'a> {
             hierarchy,
             target,
             bounds: (b.min, b.max),
+            morph_active: Vec::new(),
         })
     }
 
@@ -616,6 +657,8 @@ impl<'a> Bench<'a> {
     ) -> Result<Sample, FrameError> {
         let f = frame.index;
         path.begin_frame(f)?;
+        let targets = mesh.morph_targets();
+        let weights = morph::instance_weights(crowd.len(), targets, &self.morph_active, t);
         let start = Instant::now();
         twin.animate(t, Parallelism::All, |_, _| {})
             .map_err(|e| FrameError::Other(format!("crowd: {e}")))?;
@@ -623,7 +666,13 @@ impl<'a> Bench<'a> {
         let start = Instant::now();
         let mut w = path.batch(f, mesh, crowd.len())?;
         let batch = w.batch();
-        w.animate(crowd, t, Parallelism::All, |i| (place[i], [1.0; 4]))?;
+        if targets > 0 {
+            w.animate_morphed(crowd, t, Parallelism::All, &weights, targets, |i| {
+                (place[i], [1.0; 4])
+            })?;
+        } else {
+            w.animate(crowd, t, Parallelism::All, |i| (place[i], [1.0; 4]))?;
+        }
         let write = start.elapsed().as_secs_f64() * 1e3;
         let aspect = self.target.aspect_ratio();
         frame_sets.write(

@@ -144,3 +144,51 @@ fn bad_arguments_and_a_missing_font_say_why() {
     assert!(!dir.join("gpu-bench.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--morph` on a small character: the CPU table and a GPU row per path
+/// and count with a ratio, under validation.
+#[test]
+fn morph_run_prints_cpu_and_gpu_ratios() {
+    let out = bench(&[
+        "--morph",
+        "--morph-targets",
+        "16",
+        "--vertices",
+        "300",
+        "--joints",
+        "8",
+        "--instances",
+        "1,3",
+        "--frames",
+        "1",
+        "--size",
+        "32",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    assert!(
+        stdout.contains("16 targets, 4 active ([0, 4, 8, 12])"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| MorphJob + LinearBlendJob |"), "{stdout}");
+    for path in ["4x3-ssbo", "4x3-compute"] {
+        for n in [1, 3] {
+            let row = stdout
+                .lines()
+                .find(|l| l.starts_with(&format!("| {path} | {n} |")))
+                .unwrap_or_else(|| panic!("no row for {path} x {n}:\n{stdout}"));
+            let ratio: f64 = row
+                .trim_end_matches(" |")
+                .rsplit("| ")
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(ratio > 0.0, "{row}");
+        }
+    }
+    let bad = bench(&["--morph", "--morph-targets", "0"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--morph-targets 0"));
+}

@@ -3,11 +3,18 @@
 //! counts and interpolations (and their morph-weight channels), materials,
 //! loader warnings.
 //!
-//! `inspect FILE --dump-skinned [--clip C] [--time T] [--path P] --out F.json`
-//! writes the skinned model-space positions and normals of every mesh
-//! primitive, in the model's mesh order, posed by clip `C` (name or index;
-//! the bind pose when absent) at `T` seconds (looping), through the CPU
-//! reference (`--path cpu`, the default) or a GPU path.
+//! `inspect FILE --dump-skinned [--clip C] [--time T] [--weights W,..]
+//! [--path P] --out F.json` writes the morphed and skinned model-space
+//! positions and normals of every mesh primitive, in the model's mesh
+//! order, posed by clip `C` (name or index; the bind pose when absent) at
+//! `T` seconds (looping), through the CPU reference (`--path cpu`, the
+//! default: `MorphJob` then linear blend skinning) or a GPU path. The morph
+//! weights are the clip's at `T` (the model's defaults without a clip), or
+//! `--weights` (the whole weight vector, comma-separated); the JSON holds
+//! them as `weights`.
+//!
+//! `FILE` may be `builtin:morph`, the engine's morph-target demo
+//! (`assets::builtin::MorphBlob`), or `builtin:character`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,6 +49,10 @@ struct Args {
     /// Seconds into the clip (wraps past its end).
     #[arg(long, default_value_t = 0.0)]
     time: f32,
+    /// The model's morph weights, comma-separated (all of them), instead
+    /// of the clip's at --time.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    weights: Option<Vec<f32>>,
     /// Skinning path: cpu (the CPU reference), or a GPU path by name (see
     /// the error message for the list), skinned in capture mode.
     #[arg(long, default_value = "cpu")]
@@ -101,21 +112,35 @@ fn is_gltf(p: &Path) -> bool {
     )
 }
 
+/// The built-in models `builtin:NAME` opens.
+fn builtin(name: &str) -> Result<Model, String> {
+    match name {
+        "morph" => Ok(vkskin::assets::builtin::MorphBlob::default().model()),
+        "character" => Ok(vkskin::assets::builtin::Character::model()),
+        _ => Err(format!(
+            "unknown built-in model {name:?}; known: morph, character"
+        )),
+    }
+}
+
 fn run(args: &Args) -> Result<(), String> {
     let options = LoadOptions {
         max_influences: args.max_influences,
         ..LoadOptions::default()
     };
-    let (model, info) = if is_gltf(&args.file) {
-        let (m, i) = vkskin::assets::gltf::load_with_info(&args.file, &options)
-            .map_err(|e| e.to_string())?;
-        (m, Some(i))
-    } else {
-        (
-            vkskin::assets::load_with(&args.file, &options).map_err(|e| e.to_string())?,
-            None,
-        )
-    };
+    let (model, info) =
+        if let Some(name) = args.file.to_str().and_then(|f| f.strip_prefix("builtin:")) {
+            (builtin(name)?, None)
+        } else if is_gltf(&args.file) {
+            let (m, i) = vkskin::assets::gltf::load_with_info(&args.file, &options)
+                .map_err(|e| e.to_string())?;
+            (m, Some(i))
+        } else {
+            (
+                vkskin::assets::load_with(&args.file, &options).map_err(|e| e.to_string())?,
+                None,
+            )
+        };
     if args.dump_skinned {
         let path = parse_path(&args.path)?;
         let out = args
@@ -344,6 +369,7 @@ struct Dump {
     file: String,
     clip: Option<String>,
     time: f32,
+    weights: Vec<f32>,
     path: String,
     primitives: Vec<DumpPrimitive>,
 }
@@ -372,10 +398,23 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
     let locals = model
         .pose(clip, args.time, PlaybackMode::Loop)
         .map_err(|e| e.to_string())?;
+    let weights = match &args.weights {
+        Some(w) if w.len() != model.morph_weight_count() => {
+            return Err(format!(
+                "--weights gives {} weights; the model has {}",
+                w.len(),
+                model.morph_weight_count()
+            ))
+        }
+        Some(w) => w.clone(),
+        None => model
+            .morph_weights(clip, args.time, PlaybackMode::Loop)
+            .map_err(|e| e.to_string())?,
+    };
     let clip = clip.map(|c| c.name().to_string());
     let skinned = match path {
-        SkinPath::Cpu => skin_cpu(model, &locals)?,
-        SkinPath::Gpu(desc) => skin_gpu(model, &locals, desc, args.device.as_deref())?,
+        SkinPath::Cpu => skin_cpu(model, &locals, &weights)?,
+        SkinPath::Gpu(desc) => skin_gpu(model, &locals, &weights, desc, args.device.as_deref())?,
     };
     let primitives = skinned
         .into_iter()
@@ -390,6 +429,7 @@ fn dump_skinned(model: &Model, args: &Args, path: SkinPath) -> Result<Dump, Stri
         file: args.file.display().to_string(),
         clip,
         time: args.time,
+        weights,
         path: match path {
             SkinPath::Cpu => "cpu".into(),
             SkinPath::Gpu(desc) => desc.name.into(),
@@ -408,6 +448,7 @@ type Skinned = (Vec<Vec3>, Vec<Vec3>);
 fn skin_gpu(
     model: &Model,
     locals: &[Transform],
+    weights: &[f32],
     desc: &'static PathDesc,
     device: Option<&str>,
 ) -> Result<Vec<Skinned>, String> {
@@ -440,9 +481,17 @@ fn skin_gpu(
                 .ok_or_else(|| format!("mesh {:?} names skin {}", m.name, m.skin))?;
             let hierarchy =
                 PaletteHierarchy::new(skin, &model.skeleton).map_err(|e| e.to_string())?;
-            let captured = rig
-                .run_mesh(m, &hierarchy, palette)
-                .map_err(|e| format!("mesh {:?} through {}: {e}", m.name, desc.name))?;
+            let fail =
+                |e: vkskin::gpu::GpuError| format!("mesh {:?} through {}: {e}", m.name, desc.name);
+            let prepared = rig.prepare(m, &hierarchy).map_err(fail)?;
+            let captured = if m.morph.is_empty() {
+                rig.run(&prepared, &[palette])
+            } else {
+                let w = mesh_weights(m, weights)?;
+                rig.run_morphed(&prepared, &[palette], &[w])
+            }
+            .map_err(fail)?
+            .0;
             out.push((
                 captured.iter().map(|v| v.position()).collect(),
                 captured.iter().map(|v| v.normal()).collect(),
@@ -461,9 +510,51 @@ fn skin_gpu(
     Ok(out)
 }
 
-/// CPU reference skinning of every mesh for one pose.
-fn skin_cpu(model: &Model, locals: &[Transform]) -> Result<Vec<Skinned>, String> {
-    Ok(model
+/// A mesh's slice of the model's weight vector.
+fn mesh_weights<'a>(
+    m: &vkskin::mesh::SkinnedMesh,
+    weights: &'a [f32],
+) -> Result<&'a [f32], String> {
+    m.morph.weights(weights).ok_or_else(|| {
+        format!(
+            "mesh {:?} reads weights {}..{}, the model has {}",
+            m.name,
+            m.morph.first_weight,
+            m.morph.first_weight + m.morph.len(),
+            weights.len()
+        )
+    })
+}
+
+/// CPU reference of every mesh for one pose: morphed by `weights`
+/// (`MorphJob`), then linear blend skinning.
+fn skin_cpu(model: &Model, locals: &[Transform], weights: &[f32]) -> Result<Vec<Skinned>, String> {
+    let mut morphed = model.clone();
+    for m in &mut morphed.meshes {
+        if m.morph.is_empty() {
+            continue;
+        }
+        let w = mesh_weights(m, weights)?;
+        let n = m.positions.len();
+        let mut positions = vec![Vec3::ZERO; n];
+        let mut normals = vec![Vec3::ZERO; m.normals.len()];
+        vkskin::mesh::MorphJob {
+            targets: &m.morph.targets,
+            weights: w,
+            positions: &m.positions,
+            normals: &m.normals,
+            tangents: &[],
+            out_positions: &mut positions,
+            out_normals: &mut normals,
+            out_tangents: &mut [],
+        }
+        .run()
+        .map_err(|e| format!("mesh {:?}: {e}", m.name))?;
+        m.positions = positions;
+        m.normals = normals;
+        m.morph = Default::default();
+    }
+    Ok(morphed
         .skin_cpu(locals)
         .map_err(|e| e.to_string())?
         .into_iter()

@@ -252,3 +252,87 @@ fn lists_morph_targets_sets_and_weight_channels() {
         assert!(out.contains(needle), "{needle:?} missing in\n{out}");
     }
 }
+
+/// `builtin:morph` (the morph demo): the dump applies the clip's weights
+/// at `--time` (recorded as `weights`), a vertex and a compute path agree
+/// with the CPU reference, `--weights` overrides them, and a wrong count
+/// is refused.
+#[test]
+fn dumps_morphed_vertices_with_clip_or_given_weights() {
+    use vkskin::skin::Stage;
+    let dir = std::env::temp_dir().join(format!("inspect_morph_dump_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = |path: &str, extra: &[&str]| -> serde_json::Value {
+        let out = dir.join(format!("{path}-{}.json", extra.len()));
+        let out = out.to_str().unwrap();
+        let mut args = vec![
+            "builtin:morph",
+            "--dump-skinned",
+            "--clip",
+            "morph",
+            "--time",
+            "2.5",
+            "--path",
+            path,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let (ok, _, err) = inspect(&args);
+        assert!(ok, "--path {path} {extra:?}: {err}");
+        serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+    };
+    let flat = |v: &serde_json::Value, key: &str| -> Vec<f64> {
+        v["primitives"][0][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|xyz| xyz.as_array().unwrap().clone())
+            .map(|c| c.as_f64().unwrap())
+            .collect()
+    };
+    let worst = |a: &[f64], b: &[f64]| {
+        assert_eq!(a.len(), b.len());
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    };
+    let cpu = dump("cpu", &[]);
+    let w: Vec<f64> = cpu["weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(w.len(), 4);
+    assert!(w.iter().all(|&x| x > 0.1), "clip weights at 2.5 s: {w:?}");
+    for stage in [Stage::Vertex, Stage::Compute] {
+        let desc = vkskin::skin::paths()
+            .iter()
+            .find(|d| d.stage == stage && d.encoding.name() == "4x3")
+            .unwrap();
+        let gpu = dump(desc.name, &[]);
+        for key in ["positions", "normals"] {
+            let d = worst(&flat(&cpu, key), &flat(&gpu, key));
+            assert!(d < 1e-4, "{} {key}: worst difference {d}", desc.name);
+        }
+    }
+    // Zero weights by hand: the plain skinned mesh, far from the morphed.
+    let zero = dump("cpu", &["--weights", "0,0,0,0"]);
+    assert_eq!(zero["weights"], serde_json::json!([0.0, 0.0, 0.0, 0.0]));
+    assert!(worst(&flat(&cpu, "positions"), &flat(&zero, "positions")) > 0.05);
+    let tip = dump("cpu", &["--weights", "0,1,0,-0.5"]);
+    assert!(worst(&flat(&tip, "positions"), &flat(&zero, "positions")) > 0.1);
+    let (ok, _, err) = inspect(&[
+        "builtin:morph",
+        "--dump-skinned",
+        "--weights",
+        "1,2",
+        "--out",
+        "/dev/null",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("2 weights; the model has 4"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

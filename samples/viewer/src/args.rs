@@ -27,7 +27,8 @@ count every pass of the redraw loop, drawn or skipped while minimised):
   step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
   bounds [on|off] |
   influences K|file | frames-in-flight N | vsync on|off | panel on|off |
-  orbit DYAW DPITCH | zoom F | up y|z | screenshot FILE | open FILE | quit
+  orbit DYAW DPITCH | zoom F | up y|z | weight I VALUE | weight reset |
+  screenshot FILE | open FILE | quit
 `minimise` also tells the swapchain the window has zero extent (a window
 manager would; Xvfb has none), so the zero-extent path runs; `restore`
 gives it back the window's size.
@@ -41,7 +42,8 @@ e.g. --frames 300 --script \"20:resize 640x360; 40:minimise; 60:restore;
     after_help = AFTER_HELP
 )]
 pub struct Args {
-    /// A .gltf, .glb or .x file (default: the built-in character).
+    /// A .gltf, .glb or .x file (default: the built-in character;
+    /// `builtin:morph`: the morph-target demo, `MorphBlob`).
     pub file: Option<PathBuf>,
     /// Render offscreen and write PNG frames and a contact sheet; no display.
     #[arg(long)]

@@ -121,6 +121,16 @@ impl App for Headless {
             .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
         }
         self.scene.pose(&self.locals)?;
+        let weights = self
+            .scene
+            .model
+            .morph_weights(
+                self.clip.map(|c| &self.scene.model.clips[c]),
+                f.time,
+                PlaybackMode::Loop,
+            )
+            .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
+        self.scene.set_weights(&weights);
         self.scene.update(f.index, self.view_proj)?;
         self.scene.prepass(f.cmd, f.index)
     }

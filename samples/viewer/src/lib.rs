@@ -10,7 +10,9 @@
 //! reproduce a frame pixel for pixel with the engine API alone:
 //!
 //! - the model: [`vkskin::assets::load`] of the file (default
-//!   [`vkskin::assets::LoadOptions`]), or `Character::model()`;
+//!   [`vkskin::assets::LoadOptions`]), or `Character::model()`, or for the
+//!   file name `builtin:morph` `MorphBlob::default().model()` (the
+//!   morph-target demo);
 //! - target: [`vkskin::render::OffscreenTarget`] of `--size` (default
 //!   800x600), cleared to [`CLEAR`] = `[0.06, 0.07, 0.09, 1.0]`;
 //! - bounds `b = model.animated_bounds(16)?`; camera
@@ -31,6 +33,11 @@
 //!   `time = i as f32 / fps` (`--fps`, default 30), `PlaybackMode::Loop`,
 //!   output starting from the skeleton's bind pose; `LocalToModelJob::full`
 //!   (identity root); `Skin::skin_matrices` per skin;
+//! - morph weights: `model.morph_weights(clip, time, PlaybackMode::Loop)`
+//!   (the same clip and time; the model's defaults without a clip), and
+//!   a mesh with targets is written with `write_all_morphed` and its slice
+//!   `mesh.morph.weights(&weights)` (a model without targets, like the
+//!   built-in character, has nothing to sample);
 //! - every mesh, in model order, is one batch of one instance: model matrix
 //!   identity, tint = its material's `base_color` (white when it has none),
 //!   palette = its skin's matrices; `prepass` with every batch, then in the
@@ -58,7 +65,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use sample_common::{fail, report};
-use vkskin::assets::builtin::{Character, CharacterDesc};
+use vkskin::assets::builtin::{Character, CharacterDesc, MorphBlob};
 use vkskin::assets::{LoadOptions, Model};
 
 pub use args::Args;
@@ -91,12 +98,14 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// The model a run starts with: the file, or the built-in character.
+/// The model a run starts with: the file, or the built-in character
+/// (`builtin:morph` as the file: the morph-target demo, `MorphBlob`).
 /// `max_influences` above 4 builds the character with its wide blend zones
 /// (`CharacterDesc::eight_influences`), so the extra slots are used.
 pub fn load_model(file: Option<&Path>, max_influences: usize) -> Result<Model, String> {
     let k = max_influences.clamp(1, vkskin::skin::MAX_INFLUENCES);
     match file {
+        Some(path) if path.to_str() == Some("builtin:morph") => Ok(MorphBlob::default().model()),
         Some(path) => vkskin::assets::load_with(
             path,
             &LoadOptions {

@@ -2,7 +2,8 @@
 //! crossfade from the current clip to another over a duration.
 
 use vkskin::anim::{
-    AnimError, BlendLayer, BlendingJob, Clip, PlaybackMode, SamplingContext, SamplingJob, Transform,
+    AnimError, BlendLayer, BlendingJob, Clip, PlaybackMode, SamplingContext, SamplingJob,
+    Transform, WeightSamplingJob,
 };
 use vkskin::assets::Model;
 
@@ -41,6 +42,11 @@ pub struct Player {
     locals: Vec<Transform>,
     incoming: Vec<Transform>,
     blended: Vec<Transform>,
+    /// Morph weights set by hand (the panel's sliders, `weight I VALUE`),
+    /// replacing the clip's until [`Player::reset_weights`].
+    pub overrides: Vec<Option<f32>>,
+    weights: Vec<f32>,
+    incoming_weights: Vec<f32>,
 }
 
 impl Player {
@@ -65,7 +71,71 @@ impl Player {
             incoming: bind.clone(),
             blended: bind.clone(),
             locals: bind,
+            overrides: vec![None; model.morph_weight_count()],
+            weights: Vec::new(),
+            incoming_weights: Vec::new(),
         }
+    }
+
+    /// Sets morph weight `i` by hand (ignored past the model's weights).
+    pub fn set_weight(&mut self, i: usize, value: f32) {
+        if let Some(o) = self.overrides.get_mut(i) {
+            *o = Some(value);
+        }
+    }
+
+    /// Hands every morph weight back to the clip.
+    pub fn reset_weights(&mut self) {
+        self.overrides.fill(None);
+    }
+
+    /// The morph weight vector at the play head: the model's defaults with
+    /// the clip's weight tracks sampled (looping; during a fade, blended
+    /// linearly with the incoming clip's by the fade's weight), then the
+    /// weights set by hand. Empty for a model without targets.
+    pub fn sample_weights(&mut self, model: &Model) -> Result<&[f32], AnimError> {
+        let n = model.morph_weight_count();
+        if n == 0 {
+            self.weights.clear();
+            return Ok(&self.weights);
+        }
+        let defaults = model.default_morph_weights();
+        let sample = |clip: Option<&Clip>,
+                      context: &mut SamplingContext,
+                      time: f32,
+                      out: &mut Vec<f32>|
+         -> Result<(), AnimError> {
+            out.clear();
+            out.extend_from_slice(&defaults);
+            let Some(clip) = clip.filter(|c| c.weight_count() <= n) else {
+                return Ok(());
+            };
+            WeightSamplingJob {
+                clip,
+                context,
+                time,
+                mode: PlaybackMode::Loop,
+                defaults: &defaults,
+                output: out,
+            }
+            .run()
+        };
+        let clip = self.clip.and_then(|c| model.clips.get(c));
+        sample(clip, &mut self.context, self.time, &mut self.weights)?;
+        if let Some(f) = self.fade.as_mut() {
+            let to = model.clips.get(f.to);
+            sample(to, &mut f.context, f.time, &mut self.incoming_weights)?;
+            let w = f.weight();
+            for (a, b) in self.weights.iter_mut().zip(&self.incoming_weights) {
+                *a += (b - *a) * w;
+            }
+        }
+        for (w, o) in self.weights.iter_mut().zip(&self.overrides) {
+            if let Some(o) = o {
+                *w = *o;
+            }
+        }
+        Ok(&self.weights)
     }
 
     pub fn duration(&self, model: &Model) -> f32 {
@@ -198,6 +268,30 @@ mod tests {
         assert!(p.fade.is_none());
         assert_eq!(p.clip, Some(wave));
         assert!((p.time - 0.55).abs() < 1e-5, "{}", p.time);
+    }
+
+    #[test]
+    fn weights_follow_the_clip_until_set_by_hand() {
+        let model = vkskin::assets::builtin::MorphBlob::default().model();
+        let mut p = Player::new(&model, None);
+        p.advance(&model, 1.0);
+        let w = p.sample_weights(&model).unwrap().to_vec();
+        assert_eq!(
+            w,
+            model
+                .morph_weights(model.clips.first(), 1.0, PlaybackMode::Loop)
+                .unwrap()
+        );
+        p.set_weight(1, 0.75);
+        p.set_weight(9, 1.0);
+        let set = p.sample_weights(&model).unwrap().to_vec();
+        assert_eq!(set[1], 0.75);
+        assert_eq!(set[0], w[0]);
+        p.reset_weights();
+        assert_eq!(p.sample_weights(&model).unwrap(), w.as_slice());
+        // The built-in character has no targets.
+        let c = Character::model();
+        assert!(Player::new(&c, None).sample_weights(&c).unwrap().is_empty());
     }
 
     #[test]

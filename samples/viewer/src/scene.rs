@@ -58,6 +58,9 @@ pub struct Scene {
     /// Model matrix of every joint for the current pose.
     pub joints: Vec<Affine3A>,
     skins: Vec<Vec<Affine3A>>,
+    /// The model's morph weight vector for the next update (meshes with
+    /// targets draw their slice of it through `write_morphed`).
+    weights: Vec<f32>,
     markers: Option<JointMarkers>,
     /// What the encoding could not keep in the last frame's palettes.
     pub report: PaletteReport,
@@ -137,6 +140,7 @@ impl Scene {
             tints,
             joints: model.skeleton.bind_model(),
             skins,
+            weights: model.default_morph_weights(),
             markers,
             report: PaletteReport::default(),
             model,
@@ -252,17 +256,17 @@ impl Scene {
     }
 
     /// The box around the posed model from each mesh's joint boxes
-    /// (`PreparedMesh::joint_bounds`, unmorphed: the viewer does not
-    /// morph): it holds every vertex a linear-blend path draws; a
-    /// dual-quaternion path's blend may bulge past it. `None` when a mesh
-    /// has no joint boxes.
+    /// (`PreparedMesh::joint_bounds`, with the scene's morph weights): it
+    /// holds every vertex a linear-blend path draws; a dual-quaternion
+    /// path's blend may bulge past it. `None` when a mesh has no joint
+    /// boxes.
     pub fn skinned_bounds(&self) -> Option<vkskin::mesh::Aabb> {
-        let weights = vec![0.0; self.model.morph_weight_count()];
+        let weights = &self.weights;
         let mut out = vkskin::mesh::Aabb::EMPTY;
         for (prepared, mesh) in self.meshes.iter().zip(&self.model.meshes) {
             let b = prepared
                 .joint_bounds()?
-                .skinned(self.skins.get(mesh.skin)?, &weights)
+                .skinned(self.skins.get(mesh.skin)?, weights)
                 .ok()?;
             out.extend(b.min);
             out.extend(b.max);
@@ -270,8 +274,24 @@ impl Scene {
         (!out.is_empty()).then_some(out)
     }
 
+    /// The morph weight vector the next [`Scene::update`] draws with (the
+    /// model's defaults until set).
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// Sets the model's morph weight vector (its length is kept: missing
+    /// weights are 0, extra ones ignored).
+    pub fn set_weights(&mut self, weights: &[f32]) {
+        let n = self.weights.len();
+        self.weights.fill(0.0);
+        let k = weights.len().min(n);
+        self.weights[..k].copy_from_slice(&weights[..k]);
+    }
+
     /// Writes frame `frame`'s palettes, instance records and uniforms (its
-    /// previous submission has finished).
+    /// previous submission has finished). Meshes with morph targets are
+    /// written with their slice of [`Scene::weights`].
     pub fn update(&mut self, frame: usize, view_proj: Mat4) -> Result<(), String> {
         self.path.begin_frame(frame).map_err(gpu)?;
         let mut report = PaletteReport::default();
@@ -280,9 +300,20 @@ impl Scene {
             let tint = self.tints[i];
             let mut writer = self.path.batch(frame, mesh, 1).map_err(gpu)?;
             self.batches[i] = Some(writer.batch());
-            let r = writer
-                .write_all(|_| (skin.as_slice(), Affine3A::IDENTITY, tint))
-                .map_err(gpu)?;
+            let targets = &self.model.meshes[i].morph;
+            let r = if targets.is_empty() {
+                writer.write_all(|_| (skin.as_slice(), Affine3A::IDENTITY, tint))
+            } else {
+                let w = targets.weights(&self.weights).ok_or_else(|| {
+                    format!(
+                        "{}: mesh {i} reads morph weights past the model's {}",
+                        self.model.name,
+                        self.weights.len()
+                    )
+                })?;
+                writer.write_all_morphed(|_| (skin.as_slice(), w, Affine3A::IDENTITY, tint))
+            }
+            .map_err(gpu)?;
             report.merge(&r);
         }
         self.report = report;

@@ -50,6 +50,10 @@ pub enum Action {
     Up(Option<crate::args::Up>),
     Orbit(f32, f32),
     Zoom(f32),
+    /// Morph weight `i` set by hand (overriding the clip's).
+    Weight(usize, f32),
+    /// Every morph weight back to the clip's.
+    ResetWeights,
     /// `None`: the next free `screenshot_N.png`.
     Screenshot(Option<PathBuf>),
     Open(PathBuf),
@@ -132,7 +136,7 @@ fn parse_event(event: &str) -> Result<Action, String> {
     let arg2 = words.get(2).copied();
     let most = match verb {
         "minimise" | "minimize" | "restore" | "pause" | "play" | "quit" => 0,
-        "crossfade" | "orbit" => 2,
+        "crossfade" | "orbit" | "weight" => 2,
         _ => 1,
     };
     if words.len() > most + 1 {
@@ -187,6 +191,11 @@ fn parse_event(event: &str) -> Result<Action, String> {
             }
             Action::Zoom(f)
         }
+        "weight" if arg == Some("reset") && arg2.is_none() => Action::ResetWeights,
+        "weight" => Action::Weight(
+            number(arg, "morph weight index (or reset)")?,
+            finite(number(arg2, "morph weight value")?, "morph weight")?,
+        ),
         "screenshot" => Action::Screenshot(arg.map(PathBuf::from)),
         "open" => Action::Open(PathBuf::from(arg.ok_or("missing file")?)),
         "quit" => Action::Quit,
@@ -230,6 +239,23 @@ mod tests {
         assert_eq!(s.due(3), vec![Action::Bounds(None)]);
         assert_eq!(s.due(4), vec![Action::Bounds(Some(true))]);
         assert_eq!(s.due(5), vec![Action::Bounds(Some(false))]);
+    }
+
+    #[test]
+    fn weight_sets_one_morph_weight_or_resets() {
+        let mut s = Script::parse("3:weight 2 0.5; 4:weight reset; 5:weight 0 -1").unwrap();
+        assert_eq!(s.due(3), vec![Action::Weight(2, 0.5)]);
+        assert_eq!(s.due(4), vec![Action::ResetWeights]);
+        assert_eq!(s.due(5), vec![Action::Weight(0, -1.0)]);
+        for (bad, why) in [
+            ("5:weight", "morph weight index"),
+            ("5:weight 1", "morph weight value"),
+            ("5:weight 1 inf", "not finite"),
+            ("5:weight x 1", "morph weight index"),
+        ] {
+            let e = Script::parse(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 
     #[test]

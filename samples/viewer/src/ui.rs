@@ -68,6 +68,10 @@ pub struct Snapshot<'a> {
     pub panel: bool,
     /// The model's up axis.
     pub up: crate::args::Up,
+    /// The morph weights drawn this frame (the model's weight vector).
+    pub weights: &'a [f32],
+    /// Which of them are set by hand.
+    pub overridden: &'a [Option<f32>],
 }
 
 const BONE: Color32 = Color32::from_rgb(255, 200, 90);
@@ -102,6 +106,10 @@ fn panel(ctx: &egui::Context, s: &Snapshot<'_>, actions: &mut Vec<Action>) -> (f
                 ui.heading(&s.model.name);
                 playback(ui, s, actions);
                 ui.separator();
+                if !s.weights.is_empty() {
+                    morph_targets(ui, s, actions);
+                    ui.separator();
+                }
                 skinning(ui, s, actions);
                 ui.separator();
                 view(ui, s, actions);
@@ -195,6 +203,46 @@ fn playback(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
             clip_name(s.model, Some(to)),
             w * 100.0
         )));
+    }
+}
+
+/// A slider per morph target, named by its set's `target_names` (else
+/// "target i"): dragging one sets that weight by hand (it stays set, marked
+/// `*`); "reset to clip" hands them all back.
+fn morph_targets(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Morph targets").strong());
+        let any = s.overridden.iter().any(Option::is_some);
+        if ui
+            .add_enabled(any, egui::Button::new("reset to clip"))
+            .clicked()
+        {
+            actions.push(Action::ResetWeights);
+        }
+    });
+    for (i, &w) in s.weights.iter().enumerate() {
+        let name = s
+            .model
+            .morph_sets
+            .iter()
+            .find(|m| (m.first_weight..m.first_weight + m.defaults.len()).contains(&i))
+            .and_then(|m| m.target_names.get(i - m.first_weight))
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("target {i}"));
+        let set = s.overridden.get(i).is_some_and(Option::is_some);
+        let mut v = w;
+        let text = if set { format!("{name} *") } else { name };
+        if ui
+            .add(
+                egui::Slider::new(&mut v, 0.0..=1.0)
+                    .clamping(egui::SliderClamping::Never)
+                    .text(text),
+            )
+            .changed()
+        {
+            actions.push(Action::Weight(i, v));
+        }
     }
 }
 

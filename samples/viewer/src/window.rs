@@ -265,6 +265,16 @@ impl Viewer {
                 }
             }
             Action::FadeSeconds(s) => self.fade_seconds = s.max(0.0),
+            Action::Weight(i, v) => {
+                if i >= player.overrides.len() {
+                    return Err(Unknown(format!(
+                        "morph weight {i}: the model has {}",
+                        player.overrides.len()
+                    )));
+                }
+                player.set_weight(i, v);
+            }
+            Action::ResetWeights => player.reset_weights(),
             Action::Path(name) => {
                 let desc = vkskin::skin::find(&name).ok_or_else(|| {
                     Unknown(format!(
@@ -553,6 +563,11 @@ impl App for Viewer {
             .sample(&self.scene.model)
             .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
         self.scene.pose(locals)?;
+        let weights = self
+            .player
+            .sample_weights(&self.scene.model)
+            .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
+        self.scene.set_weights(weights);
         let cpu_ms = t0.elapsed().as_secs_f32() * 1e3;
 
         // The model is framed in the part of the window the panel leaves
@@ -667,6 +682,8 @@ impl App for Viewer {
             notes: &self.notes,
             panel: self.flags.panel,
             up: self.flags.up,
+            weights: scene.weights(),
+            overridden: &player.overrides,
         };
         let mut actions = Vec::new();
         let mut hover = self.hover;

@@ -159,3 +159,45 @@ fn an_unsupported_file_and_unknown_names_are_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `builtin:morph` (the morph demo): its clip bends the top joint back
+/// to straight at 2 s and 4 s, while its weights are (0, 1, 1, 1) at 2 s
+/// and all zero at 0 s and 4 s, so frame 1 (2 s) differs from frame 0 by
+/// the targets alone and frame 2 (4 s, the loop's end) repeats frame 0.
+#[test]
+fn the_morph_demo_changes_shape_as_its_weights_animate() {
+    let out = temp("morph");
+    let o = viewer(&[
+        "builtin:morph",
+        "--headless",
+        "--frames",
+        "3",
+        "--fps",
+        "0.5",
+        "--size",
+        "96x96",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success(),
+        "viewer exited with {}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let frames: Vec<Vec<u8>> = (0..3)
+        .map(|i| decode(&out.join(format!("frame_{i:04}.png"))).2)
+        .collect();
+    let differing = |a: &[u8], b: &[u8]| {
+        a.chunks(4)
+            .zip(b.chunks(4))
+            .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
+            .count()
+    };
+    assert!(drawn(&frames[0]) > 300, "the blob is drawn");
+    let morphed = differing(&frames[0], &frames[1]);
+    assert!(morphed > 200, "{morphed} pixels changed by the targets");
+    assert_eq!(differing(&frames[0], &frames[2]), 0);
+    std::fs::remove_dir_all(&out).ok();
+}

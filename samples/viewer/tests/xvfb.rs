@@ -262,3 +262,76 @@ fn bounds_box_is_drawn() {
     assert!(greens[0] < 20, "box green without the box: {greens:?}");
     assert!(greens[1] > 200, "too little box drawn: {greens:?}");
 }
+
+/// The morph demo in a window: paused at 0 s (every weight 0), the
+/// script's `weight` events set targets by hand (the model changes shape
+/// on screen), `weight reset` hands them back to the clip (the first
+/// screenshot again); a script naming a weight past the model's is an
+/// error that says so, as other unknown script targets are.
+#[test]
+fn morph_weights_set_by_script_change_the_window() {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer test") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("vkskin-viewer-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = |n: &str| dir.join(format!("{n}.png"));
+    let script = format!(
+        "2:pause; 3:seek 0; 8:screenshot {}; 10:weight 0 1; 11:weight 3 1; \
+         16:screenshot {}; 18:weight reset; 24:screenshot {}",
+        shot("a").display(),
+        shot("b").display(),
+        shot("c").display()
+    );
+    let r = run_viewer(
+        &xvfb,
+        &[
+            "builtin:morph",
+            "--size",
+            "320x240",
+            "--frames",
+            "30",
+            "--script",
+            &script,
+        ],
+        Duration::from_secs(180),
+    );
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
+    assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
+    assert!(r.out.contains("30 frame(s): 30 presented"), "{ctx}");
+    let [a, b, c] = ["a", "b", "c"].map(|n| decode(&shot(n)).2);
+    let differing = |p: &[u8], q: &[u8]| {
+        p.chunks(4)
+            .zip(q.chunks(4))
+            .filter(|(x, y)| x.iter().zip(*y).any(|(s, t)| s.abs_diff(*t) > 8))
+            .count()
+    };
+    assert!(
+        differing(&a, &b) > 300,
+        "the weights changed nothing\n{ctx}"
+    );
+    assert!(
+        differing(&a, &c) < differing(&a, &b) / 4,
+        "reset did not restore\n{ctx}"
+    );
+    let r = run_viewer(
+        &xvfb,
+        &[
+            "builtin:morph",
+            "--size",
+            "320x240",
+            "--frames",
+            "5",
+            "--script",
+            "2:weight 9 1",
+        ],
+        Duration::from_secs(120),
+    );
+    assert!(!r.status.success());
+    assert!(
+        r.err.contains("morph weight 9: the model has 4"),
+        "{}",
+        r.err
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

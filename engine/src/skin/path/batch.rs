@@ -181,14 +181,61 @@ impl BatchWriter<'_> {
     /// model-to-world matrix and tint `place(i)`. One pass over the bytes,
     /// nothing allocated once warm. `crowd` must hold as many instances as
     /// the batch, animating the skin the mesh was prepared for. The reports
-    /// are merged. A mesh with morph targets is drawn at all-zero weights
-    /// (the crowd samples no weights; see
-    /// [`InstanceWriter::write_morphed`]).
+    /// are merged. A mesh with morph targets is drawn at all-zero weights;
+    /// [`BatchWriter::animate_morphed`] gives each instance its weights.
     pub fn animate(
         &mut self,
         crowd: &mut Crowd,
         time: f32,
         threads: Parallelism,
+        place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
+    ) -> GpuResult<PaletteReport> {
+        self.animate_inner(crowd, time, threads, None, place)
+    }
+
+    /// [`BatchWriter::animate`] with every instance's morph weights:
+    /// instance `i` draws the mesh with
+    /// `weights[i * stride..][..targets]`, `targets` its
+    /// [`PreparedMesh::morph_targets`] (see
+    /// [`InstanceWriter::write_morphed`]). With `out` filled by
+    /// [`Crowd::animate_weights`] for the same `time` (`stride` its
+    /// `defaults.len()`), pass `&out[mesh.morph.first_weight..]`: the
+    /// crowd's morphing characters morph on every path. Errors if `weights`
+    /// is too short, `stride` is less than `targets`, or a weight is not
+    /// finite.
+    pub fn animate_morphed(
+        &mut self,
+        crowd: &mut Crowd,
+        time: f32,
+        threads: Parallelism,
+        weights: &[f32],
+        stride: usize,
+        place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
+    ) -> GpuResult<PaletteReport> {
+        let m = self.prepared;
+        let (n, targets) = (self.batch.len(), m.morph_targets);
+        let need = n
+            .saturating_sub(1)
+            .saturating_mul(stride)
+            .saturating_add(targets);
+        if stride < targets || (n > 0 && weights.len() < need) {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: {} crowd morph weights at a stride of {stride} \
+                 for {n} instances of {targets} targets",
+                m.name,
+                m.path.name,
+                weights.len()
+            )));
+        }
+        self.animate_inner(crowd, time, threads, Some((weights, stride)), place)
+    }
+
+    fn animate_inner(
+        &mut self,
+        crowd: &mut Crowd,
+        time: f32,
+        threads: Parallelism,
+        morph: Option<(&[f32], usize)>,
         place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
     ) -> GpuResult<PaletteReport> {
         let m = self.prepared;
@@ -201,11 +248,19 @@ impl BatchWriter<'_> {
                 self.batch.len()
             )));
         }
-        // The crowd drives no morph weights: its instances draw the mesh
-        // with every weight zero (what `InstanceWriter::write` writes).
-        for (i, h) in self.morph_headers.iter_mut().enumerate() {
-            *h = [self.entries_base + (i * m.morph_targets) as u32, 0];
+        // Without weights, the instances draw the mesh with every weight
+        // zero (what `InstanceWriter::write` writes).
+        if morph.is_none() {
+            for (i, h) in self.morph_headers.iter_mut().enumerate() {
+                *h = [self.entries_base + (i * m.morph_targets) as u32, 0];
+            }
         }
+        let (heads, ents) = if morph.is_some() && !self.morph_headers.is_empty() {
+            (1, m.morph_targets)
+        } else {
+            (0, 0)
+        };
+        let entries_base = self.entries_base;
         let stride = self.batch.stride;
         let cpu = if self.positions.is_empty() {
             0
@@ -216,7 +271,11 @@ impl BatchWriter<'_> {
             Strided::new(&mut *self.palettes, stride),
             Strided::new(&mut *self.records, 1),
             Strided::new(&mut *self.positions, cpu),
-            Strided::new(&mut *self.normals, cpu),
+            (
+                Strided::new(&mut *self.normals, cpu),
+                Strided::new(&mut *self.morph_headers, heads),
+                Strided::new(&mut *self.morph_entries, ents),
+            ),
         );
         // Lossy bones are rare (a lock then); the largest deviation is
         // common, kept as the bits of a non-negative f32, which order as u32.
@@ -224,34 +283,52 @@ impl BatchWriter<'_> {
         let deviation = std::sync::atomic::AtomicU32::new(0);
         let poisoned = || GpuError::InvalidArgument("a crowd thread panicked".into());
         crowd
-            .animate_split(time, threads, out, |i, skin, (pal, rec, pos, nrm)| {
-                let record = rec.into_slice().first_mut().ok_or_else(|| {
-                    GpuError::InvalidArgument(format!("instance {i} beyond the batch"))
-                })?;
-                let (model, tint) = place(i);
-                let report = InstanceWriter {
-                    prepared: m,
-                    palette: pal.into_slice(),
-                    record,
-                    positions: pos.into_slice(),
-                    normals: nrm.into_slice(),
-                    morph: None,
-                }
-                .write(skin, &model, tint)?;
-                if report.max_deviation > 0.0 {
-                    deviation.fetch_max(
-                        report.max_deviation.to_bits(),
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-                if !report.lossy.is_empty() {
-                    lossy
-                        .lock()
-                        .map_err(|_| poisoned())?
-                        .extend_from_slice(&report.lossy);
-                }
-                Ok::<(), CrowdFault>(())
-            })
+            .animate_split(
+                time,
+                threads,
+                out,
+                |i, skin, (pal, rec, pos, (nrm, h, e))| {
+                    let beyond =
+                        || GpuError::InvalidArgument(format!("instance {i} beyond the batch"));
+                    let record = rec.into_slice().first_mut().ok_or_else(beyond)?;
+                    let (model, tint) = place(i);
+                    let morph_out = h.into_slice().first_mut().map(|header| MorphOut {
+                        header,
+                        entries: e.into_slice(),
+                        first_entry: entries_base + (i * m.morph_targets) as u32,
+                    });
+                    let writer = InstanceWriter {
+                        prepared: m,
+                        palette: pal.into_slice(),
+                        record,
+                        positions: pos.into_slice(),
+                        normals: nrm.into_slice(),
+                        morph: morph_out,
+                    };
+                    let report = match morph {
+                        Some((w, stride)) => {
+                            let w = w
+                                .get(i * stride..i * stride + m.morph_targets)
+                                .ok_or_else(beyond)?;
+                            writer.write_morphed(skin, w, &model, tint)?
+                        }
+                        None => writer.write(skin, &model, tint)?,
+                    };
+                    if report.max_deviation > 0.0 {
+                        deviation.fetch_max(
+                            report.max_deviation.to_bits(),
+                            std::sync::atomic::Ordering::Relaxed,
+                        );
+                    }
+                    if !report.lossy.is_empty() {
+                        lossy
+                            .lock()
+                            .map_err(|_| poisoned())?
+                            .extend_from_slice(&report.lossy);
+                    }
+                    Ok::<(), CrowdFault>(())
+                },
+            )
             .map_err(|e| match e {
                 CrowdFault::Anim(e) => GpuError::InvalidArgument(format!(
                     "mesh {:?} on path {}: {e}",
