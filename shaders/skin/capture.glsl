@@ -9,6 +9,8 @@
 struct CapturedVertex {
     vec4 position;
     vec4 normal;
+    // MOTION: the previous frame's skinned position (else zero).
+    vec4 previous;
 };
 layout(set = 2, binding = 0, std430) buffer Capture {
     uint vertex_count;
@@ -22,6 +24,20 @@ void capture_at(uint i, vec3 p, vec3 n) {
     if (i < capture.capacity) {
         capture.vertices[i].position = vec4(p, 1.0);
         capture.vertices[i].normal = vec4(n, 0.0);
+    }
+}
+
+void capture_previous_at(uint i, vec3 p) {
+    if (i < capture.capacity) {
+        capture.vertices[i].previous = vec4(p, 1.0);
+    }
+}
+
+// Skinning pipelines: instance record `record`, mesh vertex `vertex`: the
+// previous position (MOTION).
+void capture_previous(uint record, uint vertex, vec3 p) {
+    if (record >= capture.first && vertex < capture.vertex_count) {
+        capture_previous_at((record - capture.first) * capture.vertex_count + vertex, p);
     }
 }
 

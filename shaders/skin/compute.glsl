@@ -6,7 +6,9 @@
 // Set 0: the mesh (bind-pose vertices, influences); set 1: the palette
 // storage (or none: a storage may reach it through push constants); set 2:
 // the output positions and normals (tightly packed vec3, the plain
-// pipeline's vertex streams 0 and 1); set 3 (MORPH): morph targets.
+// pipeline's vertex streams 0 and 1; MOTION: binding 2, the previous
+// positions, from the second half of each instance's palette block and
+// the previous morph weights); set 3 (MORPH): morph targets.
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -29,6 +31,11 @@ layout(set = 2, binding = 0, std430) writeonly buffer OutPositions {
 layout(set = 2, binding = 1, std430) writeonly buffer OutNormals {
     float v[];
 } out_nrm;
+#ifdef MOTION
+layout(set = 2, binding = 2, std430) writeonly buffer OutPrevPositions {
+    float v[];
+} out_prev;
+#endif
 
 #include "push.glsl"
 
@@ -55,6 +62,10 @@ void main() {
     uint o = v * 8u;
     vec3 p = vec3(mesh_base.v[o], mesh_base.v[o + 1u], mesh_base.v[o + 2u]);
     vec3 n = vec3(mesh_base.v[o + 3u], mesh_base.v[o + 4u], mesh_base.v[o + 5u]);
+#ifdef MOTION
+    vec3 pbp = p;
+    vec3 pbn = n;
+#endif
 #ifdef MORPH
     morph_vertex(pc.first_record + inst, v, p, n);
 #endif
@@ -76,4 +87,15 @@ void main() {
     out_nrm.v[dst] = sn.x;
     out_nrm.v[dst + 1u] = sn.y;
     out_nrm.v[dst + 2u] = sn.z;
+#ifdef MOTION
+#ifdef MORPH
+    morph_vertex_previous(pc.first_record + inst, v, pbp, pbn);
+#endif
+    vec3 pp, pn;
+    skin_vertex(pc.palette_base + inst * pc.palette_stride + pc.palette_stride / 2u, j, w, pbp, pbn,
+        pp, pn);
+    out_prev.v[dst] = pp.x;
+    out_prev.v[dst + 1u] = pp.y;
+    out_prev.v[dst + 2u] = pp.z;
+#endif
 }

@@ -22,13 +22,12 @@ layout(set = 3, binding = 2, std430) readonly buffer MorphEntries {
     uvec2 e[];
 } morph_entries;
 
-// Morphs GPU vertex `v` of the instance whose record is `record`.
-void morph_vertex(uint record, uint v, inout vec3 p, inout vec3 n) {
-    uvec2 h = morph_headers.h[record];
+// Adds `count` entries from `first` to GPU vertex `v`.
+void morph_entries_apply(uint first, uint count, uint v, inout vec3 p, inout vec3 n) {
     uint verts = morph_deltas.info.y;
     uint normals = morph_deltas.info.x * verts;
-    for (uint k = 0u; k < h.y; ++k) {
-        uvec2 e = morph_entries.e[h.x + k];
+    for (uint k = 0u; k < count; ++k) {
+        uvec2 e = morph_entries.e[first + k];
         float w = uintBitsToFloat(e.y);
         uint i = e.x * verts + v;
         p += morph_deltas.d[i].xyz * w;
@@ -36,4 +35,25 @@ void morph_vertex(uint record, uint v, inout vec3 p, inout vec3 n) {
     }
     n = normalize_or_zero(n);
 }
+
+// Morphs GPU vertex `v` of the instance whose record is `record`.
+// MOTION: the header's count packs the current count (low 16 bits) and the
+// previous frame's (high 16 bits), whose entries follow the instance's
+// `targets` current ones.
+void morph_vertex(uint record, uint v, inout vec3 p, inout vec3 n) {
+    uvec2 h = morph_headers.h[record];
+#ifdef MOTION
+    morph_entries_apply(h.x, h.y & 0xffffu, v, p, n);
+#else
+    morph_entries_apply(h.x, h.y, v, p, n);
+#endif
+}
+
+#ifdef MOTION
+// The previous frame's weights of the same instance.
+void morph_vertex_previous(uint record, uint v, inout vec3 p, inout vec3 n) {
+    uvec2 h = morph_headers.h[record];
+    morph_entries_apply(h.x + morph_deltas.info.x, h.y >> 16, v, p, n);
+}
+#endif
 #endif

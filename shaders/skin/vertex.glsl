@@ -2,7 +2,11 @@
 // storage (palette_vec4), its encoding (skin_vertex), then this.
 //
 // Defines: INFLUENCES (4 or 8: a second joints/weights stream),
-// SKIN_CAPTURE (see capture.glsl), MORPH (morph targets, see morph.glsl).
+// SKIN_CAPTURE (see capture.glsl), MORPH (morph targets, see morph.glsl),
+// MOTION (the previous pose: each instance's palette block holds the
+// current palette, then the previous one, so the previous palette starts
+// half a palette stride further; its world-space position is
+// out_prev_position, location 3).
 #include "../common/frame.glsl"
 #include "common.glsl"
 #include "instance.glsl"
@@ -20,8 +24,15 @@ layout(location = 6) in vec4 in_weights1;
 layout(location = 0) out vec3 out_normal;
 layout(location = 1) out vec2 out_uv;
 layout(location = 2) out vec4 out_tint;
+#ifdef MOTION
+layout(location = 3) out vec3 out_prev_position;
+#endif
 
 #include "push.glsl"
+
+#if defined(MOTION) && defined(PALETTE_IN_PUSH_CONSTANTS)
+#error "MOTION: the push storage holds no previous palette"
+#endif
 
 #ifdef PALETTE_IN_PUSH_CONSTANTS
 // One instance per draw, its palette pushed whole.
@@ -67,6 +78,20 @@ void main() {
     skin_vertex(palette_base(), j, w, bp, bn, p, n);
 #ifdef SKIN_CAPTURE
     capture_vertex(uint(gl_InstanceIndex), in_source, p, n);
+#endif
+#ifdef MOTION
+    // The previous pose: same influences, previous weights and palette.
+    vec3 pbp = in_position;
+    vec3 pbn = in_normal;
+#ifdef MORPH
+    morph_vertex_previous(uint(gl_InstanceIndex), uint(gl_VertexIndex), pbp, pbn);
+#endif
+    vec3 pp, pn;
+    skin_vertex(palette_base() + pc.palette_stride / 2u, j, w, pbp, pbn, pp, pn);
+#ifdef SKIN_CAPTURE
+    capture_previous(uint(gl_InstanceIndex), in_source, pp);
+#endif
+    out_prev_position = instance_point(pp);
 #endif
     out_normal = instance_normal(n);
     out_uv = in_uv;

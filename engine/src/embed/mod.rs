@@ -71,6 +71,20 @@
 //! the slot begins again; [`Renderer::report`] says what the encoding could
 //! not keep of the last frame's palettes.
 //!
+//! **Motion vectors.** With [`SkinPathConfig::motion`] (refused on the
+//! windowed storages, ubo and push) every instance also draws its previous
+//! frame's skinned position: the renderer keeps each instance's last
+//! skinning matrices and morph weights (no second animation pass) and the
+//! vertex shader (or, on the compute and CPU stages, the plain pipeline
+//! from a third output stream) passes it to the fragment stage as
+//! `layout(location = 3) out vec3 out_prev_position`, in world space
+//! through the instance's current model-to-world matrix (the instance's
+//! own movement is not in it). A host writing a velocity attachment
+//! replaces `skin/skinned.frag` through [`SkinPathConfig::sources`] with a
+//! shader that reads it beside `gl_FragCoord` (with its previous
+//! view-projection in its own data). [`Renderer::teleport`] flags a time
+//! jump or a cut: that instance's next frame reports zero velocity.
+//!
 //! **What vkskin binds and leaves bound.** In `record`: its graphics
 //! pipeline, descriptor sets 0 and 1 of its pipeline layout, vertex
 //! buffers 0 to 3, its `UINT32` index buffer and push constants. In

@@ -126,6 +126,13 @@ struct Instance {
     /// `weights` were set by the host ([`Renderer::set_morph_weights`]):
     /// clips do not sample them.
     weights_set: bool,
+    /// Motion paths: the skinning matrices and weights the last frame drew
+    /// (the previous pose of the next frame; no second animation pass).
+    prev_skins: Vec<Vec<Affine3A>>,
+    prev_weights: Vec<f32>,
+    /// `prev_*` hold a previous frame: false for a new instance and after
+    /// [`Renderer::teleport`] (that frame reports zero velocity).
+    has_prev: bool,
 }
 
 /// One batch of the open frame: instances of one mesh of one character.
@@ -329,9 +336,26 @@ impl Renderer {
             dirty: true,
             weights: c.weight_defaults.clone(),
             weights_set: false,
+            prev_skins: Vec::new(),
+            prev_weights: Vec::new(),
+            has_prev: false,
         }));
         c.instances.push(index);
         Ok(InstanceId(index))
+    }
+
+    /// Flags a teleport of `instance` (a time jump, a clip change without
+    /// crossfade, a cut): on a path with [`SkinPathConfig::motion`] its next
+    /// frame's previous positions equal the current ones (zero velocity)
+    /// instead of last frame's. No effect on other paths.
+    pub fn teleport(&mut self, instance: InstanceId) -> GpuResult<()> {
+        let i = self
+            .instances
+            .get_mut(instance.0)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| no_instance(instance))?;
+        i.has_prev = false;
+        Ok(())
     }
 
     /// Removes an instance; its id is not reused.
@@ -622,6 +646,7 @@ impl Renderer {
             ..
         } = self;
         let mut merged = PaletteReport::default();
+        let motion = path.config().motion;
         for (ci, c) in characters.iter().enumerate() {
             if c.instances.is_empty() {
                 continue;
@@ -639,6 +664,17 @@ impl Renderer {
                     })?;
                     let tint = std::array::from_fn(|k| mesh.tint[k] * inst.tint[k]);
                     let report = match &mesh.morph {
+                        _ if motion => {
+                            let weights = weights_run(&c.name, &inst.weights, &mesh.morph)?;
+                            let prev = match (inst.has_prev, inst.prev_skins.get(mesh.skin)) {
+                                (true, Some(p)) => Some((
+                                    p.as_slice(),
+                                    weights_run(&c.name, &inst.prev_weights, &mesh.morph)?,
+                                )),
+                                _ => None,
+                            };
+                            w.write_motion(skin, weights, prev, &inst.transform, tint)?
+                        }
                         Some(run) => {
                             let weights = inst.weights.get(run.clone()).ok_or_else(|| {
                                 GpuError::InvalidArgument(format!(
@@ -663,6 +699,14 @@ impl Renderer {
         merged.lossy.sort_unstable();
         merged.lossy.dedup();
         *report = merged;
+        if motion {
+            // This frame's pose is the next frame's previous one.
+            for inst in instances.iter_mut().flatten() {
+                inst.prev_skins.clone_from(&inst.skins);
+                inst.prev_weights.clone_from(&inst.weights);
+                inst.has_prev = true;
+            }
+        }
         Ok(())
     }
 
@@ -675,6 +719,19 @@ impl Renderer {
             )
         })
     }
+}
+
+/// A mesh's run of a character's weight vector `all` (empty for a mesh
+/// without targets).
+fn weights_run<'w>(
+    name: &str,
+    all: &'w [f32],
+    run: &Option<std::ops::Range<usize>>,
+) -> GpuResult<&'w [f32]> {
+    let run = run.clone().unwrap_or(0..0);
+    all.get(run.clone()).ok_or_else(|| {
+        GpuError::InvalidArgument(format!("{name}: morph weights {run:?} of {}", all.len()))
+    })
 }
 
 fn no_instance(instance: InstanceId) -> GpuError {

@@ -41,6 +41,18 @@ impl SkinCapture {
         desc: &'static PathDesc,
         capacity_limit: Option<usize>,
     ) -> GpuResult<Self> {
+        Self::with_motion(device, desc, capacity_limit, false)
+    }
+
+    /// [`SkinCapture::new`] with [`SkinPathConfig::motion`] as `motion`:
+    /// the captured vertices carry the previous positions too
+    /// ([`CapturedVertex::previous`], filled by [`SkinCapture::run_motion`]).
+    pub fn with_motion(
+        device: &Arc<Device>,
+        desc: &'static PathDesc,
+        capacity_limit: Option<usize>,
+        motion: bool,
+    ) -> GpuResult<Self> {
         let mut cfg = SkinPathConfig::new(
             OffscreenTarget::COLOR_FORMAT,
             OffscreenTarget::DEPTH_FORMAT,
@@ -48,6 +60,7 @@ impl SkinCapture {
         );
         cfg.capture = true;
         cfg.capacity_limit = capacity_limit;
+        cfg.motion = motion;
         let path = SkinPath::new(device, desc, cfg)?;
         let frame_sets = FrameSets::new(device, 1)?;
         let target = OffscreenTarget::new(device, 8, 8)?;
@@ -104,7 +117,30 @@ impl SkinCapture {
         prepared: &PreparedMesh,
         palettes: &[&[Affine3A]],
     ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
-        self.run_inner(prepared, palettes, None)
+        self.run_inner(prepared, palettes, Writes::Plain)
+    }
+
+    /// Motion paths ([`SkinCapture::with_motion`]): instance `i` is posed
+    /// with `palettes[i]` and the morph weights `weights[i]` (empty for a
+    /// mesh without targets) and, for its previous positions, with
+    /// `previous[i]` (`None`: a teleport) through
+    /// [`crate::skin::InstanceWriter::write_motion`].
+    pub fn run_motion(
+        &mut self,
+        prepared: &PreparedMesh,
+        palettes: &[&[Affine3A]],
+        weights: &[&[f32]],
+        previous: &[Option<(&[Affine3A], &[f32])>],
+    ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
+        if weights.len() != palettes.len() || previous.len() != palettes.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{} weight vectors and {} previous poses for {} palettes",
+                weights.len(),
+                previous.len(),
+                palettes.len()
+            )));
+        }
+        self.run_inner(prepared, palettes, Writes::Motion(weights, previous))
     }
 
     /// [`SkinCapture::run`] with morph weights: instance `i` has the
@@ -123,14 +159,14 @@ impl SkinCapture {
                 palettes.len()
             )));
         }
-        self.run_inner(prepared, palettes, Some(weights))
+        self.run_inner(prepared, palettes, Writes::Morphed(weights))
     }
 
     fn run_inner(
         &mut self,
         prepared: &PreparedMesh,
         palettes: &[&[Affine3A]],
-        weights: Option<&[&[f32]]>,
+        writes: Writes<'_>,
     ) -> GpuResult<(Vec<CapturedVertex>, PaletteReport)> {
         let n = palettes.len();
         let vc = prepared.vertex_count() as usize;
@@ -148,11 +184,26 @@ impl SkinCapture {
         self.path.begin_frame(0)?;
         let mut writer = self.path.batch(0, prepared, n)?;
         let batch = writer.batch();
-        let report = match weights {
-            Some(w) => {
+        let report = match writes {
+            Writes::Morphed(w) => {
                 writer.write_all_morphed(|i| (palettes[i], w[i], Affine3A::IDENTITY, [1.0; 4]))?
             }
-            None => writer.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))?,
+            Writes::Plain => writer.write_all(|i| (palettes[i], Affine3A::IDENTITY, [1.0; 4]))?,
+            Writes::Motion(w, prev) => {
+                let mut report = PaletteReport::default();
+                for (i, inst) in writer.instances().enumerate() {
+                    report.merge(&inst.write_motion(
+                        palettes[i],
+                        w[i],
+                        prev[i],
+                        &Affine3A::IDENTITY,
+                        [1.0; 4],
+                    )?);
+                }
+                report.lossy.sort_unstable();
+                report.lossy.dedup();
+                report
+            }
         };
         if self.capture.as_ref().is_none_or(|c| c.capacity() < total) {
             let layout = self.path.capture_layout().ok_or_else(|| {
@@ -217,4 +268,14 @@ impl SkinCapture {
         d.frame_completed(before);
         Ok((capture.read(total)?, report))
     }
+}
+
+/// What a capture run writes per instance.
+enum Writes<'a> {
+    /// Palettes only.
+    Plain,
+    /// Palettes and morph weights.
+    Morphed(&'a [&'a [f32]]),
+    /// Palettes, weights and previous poses (motion).
+    Motion(&'a [&'a [f32]], &'a [Option<(&'a [Affine3A], &'a [f32])>]),
 }

@@ -17,6 +17,9 @@ pub struct CapturedVertex {
     pub position: [f32; 4],
     /// Skinned, normalised normal, w = 0.
     pub normal: [f32; 4],
+    /// The previous frame's skinned position, `w` = 1 (motion paths;
+    /// zero elsewhere).
+    pub previous: [f32; 4],
 }
 
 impl CapturedVertex {
@@ -28,6 +31,11 @@ impl CapturedVertex {
     /// The skinned normal (xyz of the `normal` field).
     pub fn normal(&self) -> Vec3 {
         Vec3::from_slice(&self.normal[..3])
+    }
+
+    /// The previous frame's skinned position (motion paths).
+    pub fn previous(&self) -> Vec3 {
+        Vec3::from_slice(&self.previous[..3])
     }
 }
 

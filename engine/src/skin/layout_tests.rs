@@ -210,6 +210,10 @@ fn captured_vertex_and_header_match_the_shader() {
         v.member("normal").unwrap().offset as usize,
         offset_of!(CapturedVertex, normal)
     );
+    assert_eq!(
+        v.member("previous").unwrap().offset as usize,
+        offset_of!(CapturedVertex, previous)
+    );
     let block = struct_layout(&spirv, "Capture").unwrap();
     for (name, off) in [
         ("vertex_count", offset_of!(CaptureHeader, vertex_count)),

@@ -450,3 +450,48 @@ fn misuse_is_an_error() {
     drop(renderer);
     gpu.finish();
 }
+
+/// Motion vectors through the renderer: on a motion path it keeps each
+/// instance's last pose, a teleport is accepted, and the frames draw what
+/// a renderer without motion draws (the previous position changes no
+/// colour); a windowed storage refuses motion.
+#[test]
+fn motion_paths_draw_like_plain_ones_and_teleport() {
+    let gpu = GpuTest::new();
+    let model = Character::model();
+    let u = uniforms(&model);
+    let target = OffscreenTarget::new(&gpu.device, SIZE.0, SIZE.1).unwrap();
+    let mut motion = config();
+    motion.motion = true;
+    let refused = Renderer::new(&gpu.device, find("4x3-ubo").unwrap(), motion.clone());
+    let msg = refused.err().expect("ubo refuses motion").to_string();
+    assert!(msg.contains("motion") && msg.contains("4x3-ubo"), "{msg}");
+    for name in ["4x3-ssbo", "dq-compute", "4x3-cpu"] {
+        let desc = find(name).unwrap_or_else(|| panic!("no path {name}"));
+        let mut frames = Vec::new();
+        for cfg in [motion.clone(), config()] {
+            let mut renderer = Renderer::new(&gpu.device, desc, cfg).unwrap();
+            let c = renderer.add_character(&model).unwrap();
+            let i = renderer
+                .add_instance(c, Affine3A::IDENTITY, Pose::clip(0))
+                .unwrap();
+            let mut last = Vec::new();
+            for (k, t) in [0.0, 0.2, 0.4, 1.3].into_iter().enumerate() {
+                if k == 3 {
+                    renderer.teleport(i).unwrap();
+                }
+                last = renderer_frame(&gpu, &target, &mut renderer, k % 2, t, &u, 1, 1);
+            }
+            assert!(is_drawn(&last), "{name}: an empty frame");
+            frames.push(last);
+        }
+        let differing = frames[0]
+            .iter()
+            .zip(&frames[1])
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differing, 0, "{name}: {differing} bytes differ with motion");
+    }
+    drop(target);
+    gpu.finish();
+}

@@ -58,6 +58,11 @@ pub struct BatchWriter<'a> {
     pub(super) records: &'a mut [InstanceRecord],
     pub(super) positions: &'a mut [Vec3],
     pub(super) normals: &'a mut [Vec3],
+    /// CPU stage with motion: the previous positions and normals.
+    pub(super) prev_positions: &'a mut [Vec3],
+    pub(super) prev_normals: &'a mut [Vec3],
+    /// The path draws motion vectors ([`super::SkinPathConfig::motion`]).
+    pub(super) motion: bool,
     /// The batch's morph headers, one per instance (GPU stages, meshes
     /// with targets; else empty).
     pub(super) morph_headers: &'a mut [MorphEntry],
@@ -92,6 +97,9 @@ impl<'a> BatchWriter<'a> {
         let mut rec = &mut *self.records;
         let mut pos = &mut *self.positions;
         let mut nrm = &mut *self.normals;
+        let mut ppos = &mut *self.prev_positions;
+        let mut pnrm = &mut *self.prev_normals;
+        let motion = self.motion;
         let mut heads = &mut *self.morph_headers;
         let mut ents = &mut *self.morph_entries;
         let targets = if heads.is_empty() {
@@ -99,6 +107,7 @@ impl<'a> BatchWriter<'a> {
         } else {
             prepared.morph_targets
         };
+        let reserved = if motion { 2 * targets } else { targets };
         let mut first_entry = self.entries_base;
         (0..self.batch.count).map(move |_| {
             let take = stride.min(pal.len());
@@ -111,17 +120,22 @@ impl<'a> BatchWriter<'a> {
             pos = rest;
             let (on, rest) = std::mem::take(&mut nrm).split_at_mut(cpu);
             nrm = rest;
+            let prev_cpu = if ppos.is_empty() { 0 } else { vc };
+            let (pp, rest) = std::mem::take(&mut ppos).split_at_mut(prev_cpu);
+            ppos = rest;
+            let (pn, rest) = std::mem::take(&mut pnrm).split_at_mut(prev_cpu);
+            pnrm = rest;
             let morph = if targets > 0 {
                 let (h, rest) = std::mem::take(&mut heads).split_at_mut(1);
                 heads = rest;
-                let (e, rest) = std::mem::take(&mut ents).split_at_mut(targets);
+                let (e, rest) = std::mem::take(&mut ents).split_at_mut(reserved);
                 ents = rest;
                 let m = Some(MorphOut {
                     header: &mut h[0],
                     entries: e,
                     first_entry,
                 });
-                first_entry += targets as u32;
+                first_entry += reserved as u32;
                 m
             } else {
                 None
@@ -132,6 +146,9 @@ impl<'a> BatchWriter<'a> {
                 record: &mut r[0],
                 positions: op,
                 normals: on,
+                prev_positions: pp,
+                prev_normals: pn,
+                motion,
                 morph,
             }
         })
@@ -239,6 +256,13 @@ impl BatchWriter<'_> {
         place: impl Fn(usize) -> (Affine3A, [f32; 4]) + Sync,
     ) -> GpuResult<PaletteReport> {
         let m = self.prepared;
+        if self.motion && !self.prev_positions.is_empty() {
+            return Err(GpuError::InvalidArgument(format!(
+                "mesh {:?} on path {}: animate writes no previous CPU-skinned vertices \
+                 (motion vectors on the CPU stage); use InstanceWriter::write_motion",
+                m.name, m.path.name
+            )));
+        }
         if crowd.len() != self.batch.len() {
             return Err(GpuError::InvalidArgument(format!(
                 "mesh {:?} on path {}: a crowd of {} instances for a batch of {}",
@@ -249,19 +273,22 @@ impl BatchWriter<'_> {
             )));
         }
         // Without weights, the instances draw the mesh with every weight
-        // zero (what `InstanceWriter::write` writes).
+        // zero (what `InstanceWriter::write` writes). A motion path keeps
+        // room for the previous frame's entries after each instance's own.
+        let reserved = if self.motion { 2 } else { 1 } * m.morph_targets;
         if morph.is_none() {
             for (i, h) in self.morph_headers.iter_mut().enumerate() {
-                *h = [self.entries_base + (i * m.morph_targets) as u32, 0];
+                *h = [self.entries_base + (i * reserved) as u32, 0];
             }
         }
         let (heads, ents) = if morph.is_some() && !self.morph_headers.is_empty() {
-            (1, m.morph_targets)
+            (1, reserved)
         } else {
             (0, 0)
         };
         let entries_base = self.entries_base;
         let stride = self.batch.stride;
+        let self_motion = self.motion;
         let cpu = if self.positions.is_empty() {
             0
         } else {
@@ -295,7 +322,7 @@ impl BatchWriter<'_> {
                     let morph_out = h.into_slice().first_mut().map(|header| MorphOut {
                         header,
                         entries: e.into_slice(),
-                        first_entry: entries_base + (i * m.morph_targets) as u32,
+                        first_entry: entries_base + (i * reserved) as u32,
                     });
                     let writer = InstanceWriter {
                         prepared: m,
@@ -303,6 +330,9 @@ impl BatchWriter<'_> {
                         record,
                         positions: pos.into_slice(),
                         normals: nrm.into_slice(),
+                        prev_positions: &mut [],
+                        prev_normals: &mut [],
+                        motion: self_motion,
                         morph: morph_out,
                     };
                     let report = match morph {
@@ -371,6 +401,12 @@ pub struct InstanceWriter<'a> {
     record: &'a mut InstanceRecord,
     positions: &'a mut [Vec3],
     normals: &'a mut [Vec3],
+    /// CPU stage with motion: its previous positions and normals.
+    prev_positions: &'a mut [Vec3],
+    prev_normals: &'a mut [Vec3],
+    /// The path draws motion vectors: the palette block holds the current
+    /// palette, then the previous one.
+    motion: bool,
     /// Its morph header and entries (GPU stages, meshes with targets;
     /// `None` where the header was written beforehand).
     morph: Option<MorphOut<'a>>,
@@ -398,7 +434,7 @@ impl InstanceWriter<'_> {
         model: &Affine3A,
         tint: [f32; 4],
     ) -> GpuResult<PaletteReport> {
-        self.write_inner(skin, None, model, tint)
+        self.write_inner(skin, None, None, model, tint)
     }
 
     /// [`InstanceWriter::write`] with this instance's weights of the mesh's
@@ -416,136 +452,220 @@ impl InstanceWriter<'_> {
         model: &Affine3A,
         tint: [f32; 4],
     ) -> GpuResult<PaletteReport> {
+        check_weights(self.prepared, weights)?;
+        self.write_inner(skin, Some(weights), None, model, tint)
+    }
+
+    /// [`InstanceWriter::write_morphed`] with the previous frame's pose as
+    /// well, on a path with [`super::SkinPathConfig::motion`]: `skin` and
+    /// `weights` (empty for a mesh without targets) pose the instance now,
+    /// `previous` (its skinning matrices and weights last frame, kept by
+    /// the caller; no second animation pass) poses its previous position
+    /// output. `None` flags a teleport (a time jump, a clip change without
+    /// crossfade): the previous output equals the current one, zero
+    /// velocity. Errors on a path without motion, on wrong lengths or
+    /// non-finite weights.
+    pub fn write_motion(
+        self,
+        skin: &[Affine3A],
+        weights: &[f32],
+        previous: Option<(&[Affine3A], &[f32])>,
+        model: &Affine3A,
+        tint: [f32; 4],
+    ) -> GpuResult<PaletteReport> {
         let m = self.prepared;
-        if weights.len() != m.morph_targets {
+        if !self.motion {
             return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?} on path {}: {} morph weights, the mesh has {} targets",
-                m.name,
-                m.path.name,
-                weights.len(),
-                m.morph_targets
+                "mesh {:?} on path {}: write_motion on a path built without \
+                 SkinPathConfig::motion",
+                m.name, m.path.name
             )));
         }
-        if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?} on path {}: morph target {i} has weight {}",
-                m.name, m.path.name, weights[i]
-            )));
+        for w in std::iter::once(weights).chain(previous.map(|p| p.1)) {
+            check_weights(m, w)?;
         }
-        self.write_inner(skin, Some(weights), model, tint)
+        let weights = (m.morph_targets > 0).then_some(weights);
+        let previous = previous.map(|(s, w)| (s, (m.morph_targets > 0).then_some(w)));
+        self.write_inner(skin, weights, previous, model, tint)
     }
 
     fn write_inner(
         self,
         skin: &[Affine3A],
         weights: Option<&[f32]>,
+        previous: Option<(&[Affine3A], Option<&[f32]>)>,
         model: &Affine3A,
         tint: [f32; 4],
     ) -> GpuResult<PaletteReport> {
         let m = self.prepared;
-        if skin.len() != m.palette_len {
-            return Err(GpuError::InvalidArgument(format!(
-                "mesh {:?} on path {}: a palette of {} matrices, the mesh's skin has {}",
-                m.name,
-                m.path.name,
-                skin.len(),
-                m.palette_len
-            )));
+        for palette in std::iter::once(skin).chain(previous.map(|p| p.0)) {
+            if palette.len() != m.palette_len {
+                return Err(GpuError::InvalidArgument(format!(
+                    "mesh {:?} on path {}: a palette of {} matrices, the mesh's skin has {}",
+                    m.name,
+                    m.path.name,
+                    palette.len(),
+                    m.palette_len
+                )));
+            }
         }
-        let anim = |e: crate::anim::AnimError| {
-            GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
-        };
         *self.record = InstanceRecord::new(model, tint);
+        // Without a previous pose (a teleport, or a writer that keeps
+        // none) the previous output is the current one: zero motion.
+        let (prev_skin, prev_weights) = previous.unwrap_or((skin, weights));
         if let Some(out) = self.morph {
+            let targets = m.morph_targets;
+            let (now, before) = out.entries.split_at_mut(targets.min(out.entries.len()));
             let count = match weights {
-                Some(w) => super::super::morph::compact(w, out.entries),
+                Some(w) => super::super::morph::compact(w, now),
                 None => 0,
             };
-            *out.header = [out.first_entry, count];
+            // With motion the previous entries follow the current ones and
+            // the header's count packs both (morph.glsl, MOTION).
+            let prev_count = match (self.motion, prev_weights) {
+                (true, Some(w)) => super::super::morph::compact(w, before),
+                _ => 0,
+            };
+            *out.header = [out.first_entry, count | (prev_count << 16)];
         }
-        let mut report = PaletteReport::default();
-        match &m.cpu {
-            Some(cpu) if !cpu.targets.is_empty() => {
-                let zeros;
-                let weights = match weights {
-                    Some(w) => w,
-                    None => {
-                        zeros = vec![0.0; cpu.targets.len()];
-                        &zeros
-                    }
-                };
-                let base = &cpu.vertices;
-                let n = base.positions().len();
-                let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                crate::mesh::MorphJob {
-                    targets: &cpu.targets,
-                    weights,
-                    positions: base.positions(),
-                    normals: base.normals(),
-                    tangents: &[],
-                    out_positions: &mut mp,
-                    out_normals: &mut mn,
-                    out_tangents: &mut [],
-                }
-                .run()
-                .map_err(|e| {
-                    GpuError::InvalidArgument(format!(
-                        "mesh {:?} on path {}: {e}",
-                        m.name, m.path.name
-                    ))
-                })?;
-                let vertices = crate::anim::BindVertices::new(mp, mn).map_err(anim)?;
-                report = m
-                    .path
-                    .encoding
-                    .skin_cpu(
-                        skin,
-                        &m.hierarchy,
-                        CpuSkinning {
-                            per_vertex: cpu.per_vertex,
-                            joints: &cpu.joints,
-                            weights: &cpu.weights,
-                            vertices: &vertices,
-                            out_positions: self.positions,
-                            out_normals: self.normals,
-                        },
-                    )
-                    .map_err(anim)?;
-            }
-            Some(cpu) => {
-                report = m
-                    .path
-                    .encoding
-                    .skin_cpu(
-                        skin,
-                        &m.hierarchy,
-                        CpuSkinning {
-                            per_vertex: cpu.per_vertex,
-                            joints: &cpu.joints,
-                            weights: &cpu.weights,
-                            vertices: &cpu.vertices,
-                            out_positions: self.positions,
-                            out_normals: self.normals,
-                        },
-                    )
-                    .map_err(anim)?;
-            }
-            None => {
-                for part in &m.parts {
-                    let out = self.palette.get_mut(part.palette_offset..).ok_or_else(|| {
-                        anim(crate::anim::AnimError::InvalidJob("palette block".into()))
-                    })?;
-                    m.path
-                        .encoding
-                        .encode(skin, &part.bones, &part.hierarchy, out, &mut report)
-                        .map_err(anim)?;
-                }
-                if m.parts.len() > 1 && !report.lossy.is_empty() {
-                    report.lossy.sort_unstable();
-                    report.lossy.dedup();
-                }
-            }
+        let ivs = m.instance_vec4s;
+        let (palette, prev_palette) = if self.motion && m.cpu.is_none() {
+            let split = ivs.min(self.palette.len());
+            self.palette.split_at_mut(split)
+        } else {
+            (&mut *self.palette, &mut [][..])
+        };
+        let mut report = pose(m, skin, weights, palette, self.positions, self.normals)?;
+        if self.motion {
+            let prev = pose(
+                m,
+                prev_skin,
+                prev_weights,
+                prev_palette,
+                self.prev_positions,
+                self.prev_normals,
+            )?;
+            report.merge(&prev);
+            report.lossy.sort_unstable();
+            report.lossy.dedup();
         }
         Ok(report)
     }
+}
+
+/// Poses `m` with `skin` and morph `weights` (`None`: all zero): encodes
+/// the palette into `palette` (GPU stages) or skins the mesh into
+/// `positions` and `normals` (CPU stage).
+fn pose(
+    m: &PreparedMesh,
+    skin: &[Affine3A],
+    weights: Option<&[f32]>,
+    palette: &mut [[f32; 4]],
+    positions: &mut [Vec3],
+    normals: &mut [Vec3],
+) -> GpuResult<PaletteReport> {
+    let anim = |e: crate::anim::AnimError| {
+        GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
+    };
+    let mut report = PaletteReport::default();
+    match &m.cpu {
+        Some(cpu) if !cpu.targets.is_empty() => {
+            let zeros;
+            let weights = match weights {
+                Some(w) => w,
+                None => {
+                    zeros = vec![0.0; cpu.targets.len()];
+                    &zeros
+                }
+            };
+            let base = &cpu.vertices;
+            let n = base.positions().len();
+            let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            crate::mesh::MorphJob {
+                targets: &cpu.targets,
+                weights,
+                positions: base.positions(),
+                normals: base.normals(),
+                tangents: &[],
+                out_positions: &mut mp,
+                out_normals: &mut mn,
+                out_tangents: &mut [],
+            }
+            .run()
+            .map_err(|e| {
+                GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
+            })?;
+            let vertices = crate::anim::BindVertices::new(mp, mn).map_err(anim)?;
+            report = m
+                .path
+                .encoding
+                .skin_cpu(
+                    skin,
+                    &m.hierarchy,
+                    CpuSkinning {
+                        per_vertex: cpu.per_vertex,
+                        joints: &cpu.joints,
+                        weights: &cpu.weights,
+                        vertices: &vertices,
+                        out_positions: positions,
+                        out_normals: normals,
+                    },
+                )
+                .map_err(anim)?;
+        }
+        Some(cpu) => {
+            report = m
+                .path
+                .encoding
+                .skin_cpu(
+                    skin,
+                    &m.hierarchy,
+                    CpuSkinning {
+                        per_vertex: cpu.per_vertex,
+                        joints: &cpu.joints,
+                        weights: &cpu.weights,
+                        vertices: &cpu.vertices,
+                        out_positions: positions,
+                        out_normals: normals,
+                    },
+                )
+                .map_err(anim)?;
+        }
+        None => {
+            for part in &m.parts {
+                let out = palette.get_mut(part.palette_offset..).ok_or_else(|| {
+                    anim(crate::anim::AnimError::InvalidJob("palette block".into()))
+                })?;
+                m.path
+                    .encoding
+                    .encode(skin, &part.bones, &part.hierarchy, out, &mut report)
+                    .map_err(anim)?;
+            }
+            if m.parts.len() > 1 && !report.lossy.is_empty() {
+                report.lossy.sort_unstable();
+                report.lossy.dedup();
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Errors unless `weights` has one finite weight per morph target of `m`.
+fn check_weights(m: &PreparedMesh, weights: &[f32]) -> GpuResult<()> {
+    if weights.len() != m.morph_targets {
+        return Err(GpuError::InvalidArgument(format!(
+            "mesh {:?} on path {}: {} morph weights, the mesh has {} targets",
+            m.name,
+            m.path.name,
+            weights.len(),
+            m.morph_targets
+        )));
+    }
+    if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+        return Err(GpuError::InvalidArgument(format!(
+            "mesh {:?} on path {}: morph target {i} has weight {}",
+            m.name, m.path.name, weights[i]
+        )));
+    }
+    Ok(())
 }

@@ -7,11 +7,13 @@ use super::super::mesh::{BaseVertex, InfluenceVertex};
 use crate::gpu::vk;
 
 /// The vertex input of the vertex stage (streams 0-4) or of the plain
-/// pipeline (skinned positions 0, normals 1, instances 3).
+/// pipeline (skinned positions 0, normals 1, instances 3; with `motion`
+/// previous positions 5 at location 12).
 pub(super) fn vertex_input(
     vertex_stage: bool,
     influences: u32,
     capture: bool,
+    motion: bool,
 ) -> (
     Vec<vk::VertexInputBindingDescription>,
     Vec<vk::VertexInputAttributeDescription>,
@@ -64,6 +66,10 @@ pub(super) fn vertex_input(
         bindings.push(binding(1, 12, v));
         attrs.push(attr(0, 0, f3, 0));
         attrs.push(attr(1, 1, f3, 0));
+        if motion {
+            bindings.push(binding(5, 12, v));
+            attrs.push(attr(12, 5, f3, 0));
+        }
     }
     bindings.push(binding(
         3,

@@ -7,7 +7,8 @@ use crate::gpu::{vk, BindingDesc, DescriptorSetLayout, Device, GpuResult, Pipeli
 pub(super) struct ComputeLayouts {
     /// Set 0: the mesh's bind-pose vertices and influences.
     pub mesh: DescriptorSetLayout,
-    /// Set 2: the skinned positions and normals.
+    /// Set 2: the skinned positions and normals, and the previous
+    /// positions (motion).
     pub out: DescriptorSetLayout,
     /// Sets 0 to 3 (set 1 the storage's palette, or empty; set 3 the
     /// morph targets, `super::super::morph`) and the push
@@ -34,7 +35,11 @@ impl ComputeLayouts {
         )?;
         let out = DescriptorSetLayout::new(
             device,
-            &[BindingDesc::new(0, ssbo, cs), BindingDesc::new(1, ssbo, cs)],
+            &[
+                BindingDesc::new(0, ssbo, cs),
+                BindingDesc::new(1, ssbo, cs),
+                BindingDesc::new(2, ssbo, cs),
+            ],
         )?;
         let pipeline = PipelineLayout::new(
             device,

@@ -64,6 +64,17 @@ pub struct SkinPathConfig {
     /// Fewer bytes of morph deltas per mesh than the device's
     /// maxStorageBufferRange (tests force the refusal with it).
     pub morph_bytes_limit: Option<u64>,
+    /// Motion vectors (the `MOTION` permutation): every instance also
+    /// keeps its previous palette (and morph weights) beside the current
+    /// one and each path skins the previous pose too: the vertex stage
+    /// outputs it as `out_prev_position` (location 3, world space through
+    /// the instance record), the compute and CPU stages write it into a
+    /// third region of their output buffer (the plain pipeline's stream 5,
+    /// location 12). Filled by [`InstanceWriter::write_motion`]; the other
+    /// writers report zero motion (previous = current). Refused on the
+    /// windowed storages (ubo, push), whose per-draw windows do not hold
+    /// the second palette.
+    pub motion: bool,
     /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
 }
@@ -86,6 +97,7 @@ impl SkinPathConfig {
             capture: false,
             capacity_limit: None,
             morph_bytes_limit: None,
+            motion: false,
             sources: ShaderSources::embedded(),
         }
     }
@@ -197,6 +209,14 @@ impl SkinPath {
             return Err(GpuError::InvalidArgument(
                 "capture mode needs vertexPipelineStoresAndAtomics, which this device lacks".into(),
             ));
+        }
+        if cfg.motion && desc.partitions() {
+            return Err(GpuError::InvalidArgument(format!(
+                "motion vectors on path {}: its palette storage windows each draw's palette \
+                 (partitions), and the window does not yet hold the previous palette beside \
+                 the current one; use an ssbo, texel or bda path, or the compute or CPU stage",
+                desc.name
+            )));
         }
         let limits = device.limits();
         let vpb = desc.encoding.vec4s_per_bone();
@@ -528,6 +548,9 @@ impl SkinPath {
         if morph {
             d.push(("MORPH".into(), "1".into()));
         }
+        if self.cfg.motion {
+            d.push(("MOTION".into(), "1".into()));
+        }
         d
     }
 
@@ -544,13 +567,20 @@ impl SkinPath {
         let mut vdesc = ShaderDesc::new(&file);
         if vertex_stage {
             vdesc = vdesc.defines(&self.defines(key.influences, key.morph));
+        } else if self.cfg.motion {
+            vdesc = vdesc.define("MOTION", 1);
         }
         if self.cfg.capture {
             vdesc = vdesc.define("SKIN_CAPTURE", 1);
         }
         let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
         let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
-        let (bindings, attributes) = vertex_input(vertex_stage, key.influences, self.cfg.capture);
+        let (bindings, attributes) = vertex_input(
+            vertex_stage,
+            key.influences,
+            self.cfg.capture,
+            self.cfg.motion,
+        );
         let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
         Pipeline::graphics(
             d,
@@ -651,11 +681,7 @@ impl SkinPath {
         }
         let vc = prepared.vertex_count as usize;
         let stage = self.desc.stage;
-        let stride = if stage == Stage::Cpu {
-            0
-        } else {
-            prepared.instance_vec4s
-        };
+        let stride = self.instance_stride(prepared);
         let palette_base = slot.palette_used.div_ceil(self.align) * self.align;
         let palette_end = count
             .checked_mul(stride)
@@ -696,15 +722,28 @@ impl SkinPath {
             (Stage::Cpu, _) | (_, None) => 0,
             (_, Some(m)) => m.targets,
         };
+        if self.cfg.motion && targets > usize::from(u16::MAX) {
+            return Err(GpuError::Limit {
+                what: "morph targets of a mesh drawn with motion vectors",
+                needed: targets as u64,
+                limit: u64::from(u16::MAX),
+            });
+        }
+        // With motion each instance reserves its previous entries too.
+        let reserved = if self.cfg.motion {
+            2 * targets
+        } else {
+            targets
+        };
         let entries_base = slot.morph_entries_used;
         let entries_end = count
-            .checked_mul(targets)
+            .checked_mul(reserved)
             .and_then(|n| n.checked_add(entries_base))
             .filter(|&n| n as u64 * 8 <= storage_range && n <= u32::MAX as usize)
             .ok_or(GpuError::Limit {
                 what: "morph entry bytes in one frame (instances x targets x 8; maxStorageBufferRange)",
                 needed: (count as u64)
-                    .saturating_mul(targets as u64)
+                    .saturating_mul(reserved as u64)
                     .saturating_add(entries_base as u64)
                     .saturating_mul(8),
                 limit: storage_range,
@@ -761,13 +800,23 @@ impl SkinPath {
         let records = &mut cast_mut::<InstanceRecord>(
             slot.records.as_mut().ok_or_else(missing)?.mapped_mut()?,
         )?[first_record..records_end];
-        let (positions, normals): (&mut [Vec3], &mut [Vec3]) = if stage == Stage::Cpu {
+        let motion = self.cfg.motion;
+        let (positions, normals, prev): (&mut [Vec3], &mut [Vec3], PrevOut) = if stage == Stage::Cpu
+        {
             let cap = slot.out_cap;
             let all = cast_mut::<Vec3>(slot.out.as_mut().ok_or_else(missing)?.mapped_mut()?)?;
-            let (p, n) = all.split_at_mut(cap);
-            (&mut p[out_base..out_end], &mut n[out_base..out_end])
+            let (p, rest) = all.split_at_mut(cap);
+            let (n, rest) = rest.split_at_mut(cap);
+            let prev = if motion {
+                let (pp, rest) = rest.split_at_mut(cap);
+                let pn = rest.get_mut(..cap).ok_or_else(missing)?;
+                (&mut pp[out_base..out_end], &mut pn[out_base..out_end])
+            } else {
+                (&mut [][..], &mut [][..])
+            };
+            (&mut p[out_base..out_end], &mut n[out_base..out_end], prev)
         } else {
-            (&mut [], &mut [])
+            (&mut [], &mut [], (&mut [], &mut []))
         };
         let (morph_headers, morph_entries): (&mut [MorphEntry], &mut [MorphEntry]) = if targets > 0
         {
@@ -795,10 +844,24 @@ impl SkinPath {
             records,
             positions,
             normals,
+            prev_positions: prev.0,
+            prev_normals: prev.1,
+            motion,
             morph_headers,
             morph_entries,
             entries_base: entries_base as u32,
         })
+    }
+
+    /// Vec4s from one instance's palette block to the next: the mesh's
+    /// block, twice with motion (current, then previous); 0 on the CPU
+    /// stage.
+    fn instance_stride(&self, prepared: &PreparedMesh) -> usize {
+        match self.desc.stage {
+            Stage::Cpu => 0,
+            _ if self.cfg.motion => 2 * prepared.instance_vec4s,
+            _ => prepared.instance_vec4s,
+        }
     }
 
     /// Whether this frame's palettes stay on the host (push constants).
@@ -1018,7 +1081,7 @@ impl SkinPath {
             )));
         }
         if batch.vertex_count != prepared.vertex_count
-            || (batch.stage != Stage::Cpu && batch.stride != prepared.instance_vec4s)
+            || (batch.stage != Stage::Cpu && batch.stride != self.instance_stride(prepared))
         {
             return Err(GpuError::InvalidArgument(format!(
                 "the batch was made for another mesh than {:?}",
@@ -1120,6 +1183,9 @@ impl SkinPath {
         self.compute_layouts.as_ref().map(|c| &c.out)
     }
 }
+
+/// The CPU stage's previous positions and normals of a batch (motion).
+type PrevOut<'a> = (&'a mut [Vec3], &'a mut [Vec3]);
 
 fn missing() -> GpuError {
     GpuError::InvalidArgument("skin path storage missing (internal)".into())

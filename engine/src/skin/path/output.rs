@@ -22,7 +22,10 @@ impl SkinPath {
         // A multiple of 64 vertices: the normals region then starts on a
         // 256-byte boundary (any storage offset alignment).
         let cap = need.next_power_of_two().max(64).div_ceil(64) * 64;
-        let size = (cap * 24) as u64;
+        // Positions, normals and, with motion, previous positions and
+        // previous normals (the CPU job's; the compute stage leaves them).
+        let regions = if self.cfg.motion { 4 } else { 2 };
+        let size = (cap * 12 * regions) as u64;
         let usage = vk::BufferUsageFlags::VERTEX_BUFFER;
         let mut buf = if stage == Stage::Compute {
             Buffer::new(
@@ -42,8 +45,10 @@ impl SkinPath {
                 let used = slot.out_used * 12;
                 let old_cap = slot.out_cap * 12;
                 let src = old.mapped_mut()?;
-                buf.write_bytes(0, &src[..used])?;
-                buf.write_bytes((cap * 12) as u64, &src[old_cap..old_cap + used])?;
+                for r in 0..regions {
+                    let from = r * old_cap;
+                    buf.write_bytes((r * cap * 12) as u64, &src[from..from + used])?;
+                }
             }
         } else {
             let ty = vk::DescriptorType::STORAGE_BUFFER;
@@ -53,6 +58,9 @@ impl SkinPath {
             let range = half.min(u64::from(d.limits().max_storage_buffer_range));
             write_buffer_range(&d, slot.out_set, 0, ty, &buf, 0, range);
             write_buffer_range(&d, slot.out_set, 1, ty, &buf, half, range);
+            // Previous positions (motion; else the positions again, unused).
+            let prev = if regions > 2 { 2 * half } else { 0 };
+            write_buffer_range(&d, slot.out_set, 2, ty, &buf, prev, range);
         }
         slot.out = Some(buf);
         slot.out_cap = cap;
@@ -73,11 +81,15 @@ impl SkinPath {
         let records = slot.records.as_ref().ok_or_else(missing)?;
         let half = (slot.out_cap * 12) as u64;
         // SAFETY: `cmd` is recording inside a rendering scope with the plain
-        // pipeline bound; streams 0 and 1 are the output's two halves and
-        // stream 3 the instance records, all live until the frame retires.
+        // pipeline bound; streams 0 and 1 are the output's first two regions,
+        // stream 3 the instance records and (motion) stream 5 the previous
+        // positions region, all live until the frame retires.
         unsafe {
             d.cmd_bind_vertex_buffers(cmd, 0, &[out.raw(), out.raw()], &[0, half]);
             d.cmd_bind_vertex_buffers(cmd, 3, &[records.raw()], &[0]);
+            if self.cfg.motion {
+                d.cmd_bind_vertex_buffers(cmd, 5, &[out.raw()], &[2 * half]);
+            }
         }
         for i in 0..batch.count {
             let offset = (batch.out_base + i * batch.vertex_count) as i32;

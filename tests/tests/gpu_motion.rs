@@ -1,0 +1,321 @@
+//! Motion vectors on every skinning path: each instance is posed at t and
+//! t - dt (the trident's clip at random times; procedural tubes with morph
+//! targets, 4 and 8 influences, at random poses whose weights change
+//! between the two frames), and the captured previous positions must equal
+//! the path's CPU reference of the pose (and weights) at t - dt within 1e-5
+//! of the bounding-box diagonal, while the current positions still equal
+//! the reference at t. A flagged teleport (no previous pose) captures the
+//! current positions as the previous ones: zero velocity. The windowed
+//! storages (ubo, push) refuse motion with an error naming the path. All
+//! under validation with synchronization validation; the log is checked
+//! after teardown.
+#![cfg(feature = "gpu")]
+
+use glam::{Affine3A, Vec3};
+use vkskin::anim::PaletteHierarchy;
+use vkskin::assets::builtin::{procedural, Trident};
+use vkskin::assets::Model;
+use vkskin::mesh::{MorphTarget, SkinnedMesh};
+use vkskin::render::SkinCapture;
+use vkskin::skin::{paths, CapturedVertex, PathDesc, Stage};
+use vkskin_tests::gpu::{
+    diagonal, max_differences, normal_sensitivity, path_reference, trident_skin, GpuTest,
+};
+
+/// Relative position tolerance (of the bounding-box diagonal).
+const TOL: f32 = 1e-5;
+
+/// SplitMix64, as gpu_morph.rs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn vec3(&mut self, r: f32) -> Vec3 {
+        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
+    }
+}
+
+/// `count` dense targets (positions and normals) on `mesh`.
+fn add_targets(mesh: &mut SkinnedMesh, count: usize, seed: u64) {
+    let n = mesh.positions.len();
+    let mut rng = Rng(seed);
+    mesh.morph.targets = (0..count)
+        .map(|_| MorphTarget {
+            positions: (0..n).map(|_| rng.vec3(0.03)).collect(),
+            normals: (0..n).map(|_| rng.vec3(0.4)).collect(),
+            ..MorphTarget::default()
+        })
+        .collect();
+}
+
+/// Random weights in [-1.5, 2], about one in four exactly zero.
+fn random_weights(count: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|_| {
+            if rng.unit() < 0.25 {
+                0.0
+            } else {
+                rng.range(-1.5, 2.0)
+            }
+        })
+        .collect()
+}
+
+/// The mesh's bind pose morphed by `weights` with plain loops.
+fn morphed_by_hand(mesh: &SkinnedMesh, weights: &[f32]) -> SkinnedMesh {
+    let mut out = mesh.clone();
+    out.morph = Default::default();
+    for (t, target) in mesh.morph.targets.iter().enumerate() {
+        for v in 0..mesh.positions.len() {
+            if let Some(d) = target.positions.get(v) {
+                out.positions[v] += *d * weights[t];
+            }
+            if let Some(d) = target.normals.get(v) {
+                out.normals[v] += *d * weights[t];
+            }
+        }
+    }
+    for n in &mut out.normals {
+        let len = n.length();
+        *n = if len > 0.0 { *n / len } else { Vec3::ZERO };
+    }
+    out
+}
+
+/// One pose: skinning matrices and morph weights (empty without targets).
+#[derive(Clone)]
+struct Pose {
+    skin: Vec<Affine3A>,
+    weights: Vec<f32>,
+}
+
+struct Case {
+    label: String,
+    model: Model,
+    /// Per instance: the pose at t and at t - dt (`None`: a teleport).
+    instances: Vec<(Pose, Option<Pose>)>,
+}
+
+/// The trident's clip at random times t and t - dt; the last instance
+/// teleports.
+fn trident_case(seed: u64) -> Case {
+    let model = Trident::model();
+    let mut rng = Rng(seed);
+    let mut instances: Vec<(Pose, Option<Pose>)> = (0..3)
+        .map(|_| {
+            let t = rng.range(0.2, 3.0);
+            let dt = rng.range(0.02, 0.1);
+            let pose = |t| Pose {
+                skin: trident_skin(&model, Some(t)).1,
+                weights: Vec::new(),
+            };
+            (pose(t), Some(pose(t - dt)))
+        })
+        .collect();
+    instances[2].1 = None;
+    Case {
+        label: "trident".into(),
+        model,
+        instances,
+    }
+}
+
+/// A 4-joint tube (`k` influences) with `targets` targets: two frames of
+/// random poses whose weights change; the last instance teleports.
+fn tube_case(k: usize, targets: usize, seed: u64) -> Case {
+    let mut model = procedural::chain_cylinder(4, k, seed).expect("tube");
+    add_targets(&mut model.meshes[0], targets, seed * 31);
+    let pose = |s: u64| {
+        let p = procedural::random_pose(&model.skeleton, s, s % 2 == 1);
+        Pose {
+            skin: model.skin_matrices(&p).expect("skin")[0].clone(),
+            weights: random_weights(targets, s * 13),
+        }
+    };
+    let mut instances: Vec<(Pose, Option<Pose>)> = (0..3u64)
+        .map(|i| (pose(seed * 7 + 2 * i), Some(pose(seed * 7 + 2 * i + 1))))
+        .collect();
+    instances[2].1 = None;
+    Case {
+        label: format!("tube k={k} targets={targets}"),
+        model,
+        instances,
+    }
+}
+
+/// The path's CPU reference of `pose` on `mesh`.
+fn reference(
+    desc: &PathDesc,
+    mesh: &SkinnedMesh,
+    hierarchy: &PaletteHierarchy,
+    pose: &Pose,
+) -> (SkinnedMesh, Vec<Vec3>, Vec<Vec3>) {
+    let morphed = if pose.weights.is_empty() {
+        mesh.clone()
+    } else {
+        morphed_by_hand(mesh, &pose.weights)
+    };
+    let (pos, nrm) = path_reference(desc, &morphed, hierarchy, &pose.skin);
+    (morphed, pos, nrm)
+}
+
+/// Largest distance between the captured previous positions and `pos`
+/// over the vertices the mesh's triangles use, and where.
+fn previous_error(got: &[CapturedVertex], pos: &[Vec3], indices: &[u32]) -> (f32, usize) {
+    let mut used = vec![false; pos.len()];
+    for &i in indices {
+        used[i as usize] = true;
+    }
+    let (mut worst, mut at) = (0.0f32, 0);
+    for (v, c) in got.iter().enumerate().take(pos.len()) {
+        let e = (c.previous() - pos[v]).length();
+        if used[v] && (e.is_nan() || e > worst) {
+            worst = e;
+            at = v;
+        }
+    }
+    (worst, at)
+}
+
+fn check_case(rig: &mut SkinCapture, desc: &PathDesc, case: &Case) {
+    let mesh = &case.model.meshes[0];
+    let hierarchy =
+        PaletteHierarchy::new(&case.model.skins[0], &case.model.skeleton).expect("hierarchy");
+    let prepared = rig
+        .prepare(mesh, &hierarchy)
+        .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label, desc.name));
+    let palettes: Vec<&[Affine3A]> = case.instances.iter().map(|i| &i.0.skin[..]).collect();
+    let weights: Vec<&[f32]> = case.instances.iter().map(|i| &i.0.weights[..]).collect();
+    let previous: Vec<Option<(&[Affine3A], &[f32])>> = case
+        .instances
+        .iter()
+        .map(|i| i.1.as_ref().map(|p| (&p.skin[..], &p.weights[..])))
+        .collect();
+    let (captured, _) = rig
+        .run_motion(&prepared, &palettes, &weights, &previous)
+        .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label, desc.name));
+    let vc = mesh.positions.len();
+    assert_eq!(captured.len(), vc * palettes.len());
+    for (i, (now, before)) in case.instances.iter().enumerate() {
+        let got = &captured[i * vc..(i + 1) * vc];
+        let label = format!("{} instance {i} on {}", case.label, desc.name);
+        // The current pose still equals the reference at t.
+        let (morphed, pos, nrm) = reference(desc, mesh, &hierarchy, now);
+        let diag = diagonal(&pos).max(1e-3);
+        let sens = normal_sensitivity(desc, &morphed, &hierarchy, &now.skin, &nrm);
+        let (dp, dn, worst) = max_differences(got, &pos, &nrm, &mesh.indices, &sens);
+        assert!(
+            dp <= TOL * diag && dn <= TOL,
+            "{label}: current position error {dp:e} (diag {diag}), normal error {dn:e} \
+             at vertex {worst}"
+        );
+        match before {
+            Some(prev) => {
+                let (_, ppos, _) = reference(desc, mesh, &hierarchy, prev);
+                let (e, at) = previous_error(got, &ppos, &mesh.indices);
+                assert!(
+                    e <= TOL * diag,
+                    "{label}: previous position error {e:e} (diag {diag}) at vertex {at}: \
+                     gpu {} cpu {}",
+                    got[at].previous(),
+                    ppos[at]
+                );
+                // The two frames differ: the check is not of the current pose.
+                let moved = pos
+                    .iter()
+                    .zip(&ppos)
+                    .map(|(a, b)| (*a - *b).length())
+                    .fold(0.0f32, f32::max);
+                assert!(moved > 100.0 * TOL * diag, "{label}: the pose did not move");
+            }
+            None => {
+                // A teleport: zero velocity, exactly.
+                for (v, c) in got.iter().enumerate() {
+                    assert_eq!(
+                        c.previous(),
+                        c.position(),
+                        "{label}: teleport vertex {v} has velocity"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_path_outputs_the_previous_pose_like_the_reference() {
+    let gpu = GpuTest::new();
+    let cases = [
+        trident_case(3),
+        tube_case(4, 6, 1),
+        tube_case(8, 6, 2),
+        tube_case(4, 0, 5),
+    ];
+    let (mut served, mut refused) = (0, 0);
+    for desc in paths() {
+        let mut rig = match SkinCapture::with_motion(&gpu.device, desc, None, true) {
+            Ok(r) => r,
+            Err(e) => {
+                // Only the windowed storages refuse, naming the path and why.
+                let msg = e.to_string();
+                assert!(
+                    desc.partitions() && msg.contains(desc.name) && msg.contains("motion"),
+                    "{}: {msg}",
+                    desc.name
+                );
+                eprintln!("{}: refused: {msg}", desc.name);
+                refused += 1;
+                continue;
+            }
+        };
+        assert!(!desc.partitions(), "{} should refuse motion", desc.name);
+        for case in &cases {
+            check_case(&mut rig, desc, case);
+        }
+        eprintln!("{}: motion ok", desc.name);
+        served += 1;
+    }
+    eprintln!("{served} paths served motion, {refused} refused");
+    assert!(paths().iter().any(|d| d.stage == Stage::Cpu));
+    assert_eq!(served + refused, paths().len());
+    gpu.finish();
+}
+
+#[test]
+fn a_path_without_motion_refuses_write_motion() {
+    let gpu = GpuTest::new();
+    let desc = paths()
+        .iter()
+        .find(|d| d.name.ends_with("ssbo") && d.stage == Stage::Vertex)
+        .expect("an ssbo path");
+    let mut rig = SkinCapture::new(&gpu.device, desc, None).expect("rig");
+    let case = trident_case(9);
+    let mesh = &case.model.meshes[0];
+    let hierarchy =
+        PaletteHierarchy::new(&case.model.skins[0], &case.model.skeleton).expect("hierarchy");
+    let prepared = rig.prepare(mesh, &hierarchy).expect("prepare");
+    let skin = &case.instances[0].0.skin[..];
+    let err = rig
+        .run_motion(&prepared, &[skin], &[&[]], &[Some((skin, &[]))])
+        .expect_err("write_motion on a path without motion");
+    assert!(err.to_string().contains("motion"), "{err}");
+    drop(prepared);
+    drop(rig);
+    gpu.finish();
+}
