@@ -91,4 +91,5 @@ pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
 #[cfg(feature = "gpu")]
 pub mod alloc;
 pub mod gpu;
+pub mod morph;
 pub mod xvfb;

@@ -10,133 +10,22 @@
 //! validation; the log is checked after teardown.
 #![cfg(feature = "gpu")]
 
-use glam::{Affine3A, Vec3};
+use glam::Affine3A;
 use vkskin::anim::PaletteHierarchy;
 use vkskin::assets::builtin::procedural;
 use vkskin::assets::Model;
 use vkskin::gpu::vk;
-use vkskin::mesh::{MorphTarget, SkinnedMesh};
+use vkskin::mesh::SkinnedMesh;
 use vkskin::render::{OffscreenTarget, SkinCapture};
 use vkskin::skin::{paths, PathDesc, SkinPath, SkinPathConfig, Stage};
 use vkskin_tests::gpu::{
     diagonal, max_differences, normal_sensitivity, path_reference, GpuTest, PathRig,
 };
+use vkskin_tests::morph::{add_targets, few_weights, morphed_by_hand, random_weights};
 
 /// Relative position tolerance (of the bounding-box diagonal) and absolute
 /// tolerance on unit normals beyond their conditioning, as gpu_paths.rs.
 const TOL: f32 = 1e-5;
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn vec3(&mut self, r: f32) -> Vec3 {
-        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-    }
-}
-
-/// Gives `mesh` `count` targets: kinds cycle through dense positions and
-/// normals, mostly-zero positions (one vertex in ten moves), dense
-/// positions only; target 1 moves normals only.
-fn add_targets(mesh: &mut SkinnedMesh, count: usize, seed: u64) {
-    let n = mesh.positions.len();
-    let mut rng = Rng(seed);
-    let scale = 0.03;
-    mesh.morph.targets = (0..count)
-        .map(|t| {
-            let mut target = MorphTarget::default();
-            if t == 1 {
-                target.normals = (0..n).map(|_| rng.vec3(0.6)).collect();
-                return target;
-            }
-            match t % 3 {
-                0 => {
-                    target.positions = (0..n).map(|_| rng.vec3(scale)).collect();
-                    target.normals = (0..n).map(|_| rng.vec3(0.4)).collect();
-                }
-                1 => {
-                    target.positions = (0..n)
-                        .map(|_| {
-                            if rng.unit() < 0.1 {
-                                rng.vec3(scale)
-                            } else {
-                                Vec3::ZERO
-                            }
-                        })
-                        .collect();
-                    target.sparse = true;
-                }
-                _ => target.positions = (0..n).map(|_| rng.vec3(scale)).collect(),
-            }
-            target
-        })
-        .collect();
-}
-
-/// Random weights in [-1.5, 2]: about one in four exactly zero.
-fn random_weights(count: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed);
-    (0..count)
-        .map(|_| {
-            if rng.unit() < 0.25 {
-                0.0
-            } else {
-                rng.range(-1.5, 2.0)
-            }
-        })
-        .collect()
-}
-
-/// `count` zero weights but for `active` random ones.
-fn few_weights(count: usize, active: &[usize], seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed);
-    let mut w = vec![0.0; count];
-    for &i in active {
-        w[i] = rng.range(-1.2, 1.8);
-    }
-    w
-}
-
-/// The mesh with its bind pose morphed by `weights`, computed here with
-/// plain loops (independent of `MorphJob`): every target's deltas scaled
-/// and summed onto the base, normals renormalised (zero stays zero).
-fn morphed_by_hand(mesh: &SkinnedMesh, weights: &[f32]) -> SkinnedMesh {
-    assert_eq!(weights.len(), mesh.morph.targets.len());
-    let mut out = mesh.clone();
-    out.morph = Default::default();
-    for (t, target) in mesh.morph.targets.iter().enumerate() {
-        let w = weights[t];
-        for v in 0..mesh.positions.len() {
-            if let Some(d) = target.positions.get(v) {
-                out.positions[v] += *d * w;
-            }
-            if let Some(d) = target.normals.get(v) {
-                out.normals[v] += *d * w;
-            }
-        }
-    }
-    for n in &mut out.normals {
-        let len = n.length();
-        *n = if len > 0.0 { *n / len } else { Vec3::ZERO };
-    }
-    out
-}
 
 struct Case {
     label: String,

@@ -15,88 +15,16 @@ use glam::{Affine3A, Vec3};
 use vkskin::anim::PaletteHierarchy;
 use vkskin::assets::builtin::{procedural, Trident};
 use vkskin::assets::Model;
-use vkskin::mesh::{MorphTarget, SkinnedMesh};
+use vkskin::mesh::SkinnedMesh;
 use vkskin::render::SkinCapture;
 use vkskin::skin::{paths, CapturedVertex, PathDesc, Stage};
 use vkskin_tests::gpu::{
     diagonal, max_differences, normal_sensitivity, path_reference, trident_skin, GpuTest,
 };
+use vkskin_tests::morph::{add_targets, morphed_by_hand, random_weights, Rng};
 
 /// Relative position tolerance (of the bounding-box diagonal).
 const TOL: f32 = 1e-5;
-
-/// SplitMix64, as gpu_morph.rs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn vec3(&mut self, r: f32) -> Vec3 {
-        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-    }
-}
-
-/// `count` dense targets (positions and normals) on `mesh`.
-fn add_targets(mesh: &mut SkinnedMesh, count: usize, seed: u64) {
-    let n = mesh.positions.len();
-    let mut rng = Rng(seed);
-    mesh.morph.targets = (0..count)
-        .map(|_| MorphTarget {
-            positions: (0..n).map(|_| rng.vec3(0.03)).collect(),
-            normals: (0..n).map(|_| rng.vec3(0.4)).collect(),
-            ..MorphTarget::default()
-        })
-        .collect();
-}
-
-/// Random weights in [-1.5, 2], about one in four exactly zero.
-fn random_weights(count: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed);
-    (0..count)
-        .map(|_| {
-            if rng.unit() < 0.25 {
-                0.0
-            } else {
-                rng.range(-1.5, 2.0)
-            }
-        })
-        .collect()
-}
-
-/// The mesh's bind pose morphed by `weights` with plain loops.
-fn morphed_by_hand(mesh: &SkinnedMesh, weights: &[f32]) -> SkinnedMesh {
-    let mut out = mesh.clone();
-    out.morph = Default::default();
-    for (t, target) in mesh.morph.targets.iter().enumerate() {
-        for v in 0..mesh.positions.len() {
-            if let Some(d) = target.positions.get(v) {
-                out.positions[v] += *d * weights[t];
-            }
-            if let Some(d) = target.normals.get(v) {
-                out.normals[v] += *d * weights[t];
-            }
-        }
-    }
-    for n in &mut out.normals {
-        let len = n.length();
-        *n = if len > 0.0 { *n / len } else { Vec3::ZERO };
-    }
-    out
-}
 
 /// One pose: skinning matrices and morph weights (empty without targets).
 #[derive(Clone)]

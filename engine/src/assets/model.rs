@@ -304,67 +304,10 @@ impl Model {
     }
 }
 
-/// An axis-aligned box in model space.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    /// The smallest coordinate on each axis.
-    pub min: Vec3,
-    /// The largest coordinate on each axis.
-    pub max: Vec3,
-}
-
-impl Bounds {
-    /// The empty box (min +inf, max -inf): `extend` makes it real.
-    pub const EMPTY: Self = Self {
-        min: Vec3::INFINITY,
-        max: Vec3::NEG_INFINITY,
-    };
-
-    /// Whether the box holds no point (`min > max` on some axis).
-    pub fn is_empty(&self) -> bool {
-        self.min.cmpgt(self.max).any()
-    }
-
-    /// Grows the box to hold `p`; a non-finite `p` is ignored.
-    pub fn extend(&mut self, p: Vec3) {
-        if p.is_finite() {
-            self.min = self.min.min(p);
-            self.max = self.max.max(p);
-        }
-    }
-
-    /// The box's centre (meaningless for an empty box).
-    pub fn center(&self) -> Vec3 {
-        (self.min + self.max) * 0.5
-    }
-
-    /// Length of the diagonal (0 for an empty box).
-    pub fn diagonal(&self) -> f32 {
-        if self.is_empty() {
-            0.0
-        } else {
-            (self.max - self.min).length()
-        }
-    }
-}
-
-impl From<crate::mesh::Aabb> for Bounds {
-    fn from(b: crate::mesh::Aabb) -> Self {
-        Self {
-            min: b.min,
-            max: b.max,
-        }
-    }
-}
-
-impl From<Bounds> for crate::mesh::Aabb {
-    fn from(b: Bounds) -> Self {
-        Self {
-            min: b.min,
-            max: b.max,
-        }
-    }
-}
+/// An axis-aligned box in model space: the mesh layer's [`Aabb`](crate::mesh::Aabb)
+/// (the animated bounds, the skinned bounds and the viewer's framing all
+/// use it).
+pub type Bounds = crate::mesh::Aabb;
 
 impl Model {
     /// The box around every skinned vertex over the bind pose and every

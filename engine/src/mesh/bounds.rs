@@ -43,6 +43,20 @@ impl Aabb {
         }
     }
 
+    /// The box's centre (meaningless for an empty box).
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Length of the diagonal (0 for an empty box).
+    pub fn diagonal(&self) -> f32 {
+        if self.is_empty() {
+            0.0
+        } else {
+            (self.max - self.min).length()
+        }
+    }
+
     /// Whether `p` lies inside the box (faces included).
     pub fn contains(&self, p: Vec3) -> bool {
         p.cmpge(self.min).all() && p.cmple(self.max).all()
