@@ -4,14 +4,17 @@
 //! dispatch skins into a vertex buffer first); on the CPU stage the batch
 //! writer runs the CPU job into mapped memory. `output` holds the skinned
 //! output of those two and its draw; `batch` holds the writers that fill a
-//! frame's storage; `input` (the pipelines' vertex input) and `layouts`
-//! (the compute stage's layouts) sit below this file.
+//! frame's storage, `slots` grows a frame slot's buffers, `pipelines`
+//! builds the permutations; `input` (the pipelines' vertex input) and
+//! `layouts` (the compute stage's layouts) sit below this file.
 
 mod batch;
 mod compute;
 mod input;
 mod layouts;
 mod output;
+mod pipelines;
+mod slots;
 mod vertex;
 
 use std::cell::Cell;
@@ -20,7 +23,6 @@ use std::sync::Arc;
 use glam::Vec3;
 
 pub use batch::{Batch, BatchWriter, InstanceWriter};
-use input::vertex_input;
 
 use super::capture::CaptureBuffer;
 use super::instance::{DrawPush, InstanceRecord};
@@ -30,9 +32,8 @@ use super::registry::{PathDesc, Stage};
 use super::FrameSets;
 use crate::anim::PaletteHierarchy;
 use crate::gpu::{
-    vk, BindingDesc, Buffer, BufferDesc, BufferView, DescriptorPool, DescriptorSetLayout, Device,
-    GpuError, GpuResult, GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderDesc, ShaderModule,
-    ShaderSources, TimestampQueries,
+    vk, BindingDesc, Buffer, BufferView, DescriptorPool, DescriptorSetLayout, Device, GpuError,
+    GpuResult, Pipeline, PipelineLayout, ShaderSources, TimestampQueries,
 };
 use crate::mesh::SkinnedMesh;
 
@@ -503,105 +504,6 @@ impl SkinPath {
         modes
     }
 
-    fn ensure_pipelines(&mut self, influences: u32, morph: bool) -> GpuResult<()> {
-        let vertex = self.desc.stage == Stage::Vertex;
-        let key_influences = if vertex { influences } else { 0 };
-        for polygon in self.polygon_modes() {
-            let key = PipelineKey {
-                influences: key_influences,
-                polygon,
-                morph: vertex && morph,
-            };
-            if self.pipelines.iter().any(|(k, _)| *k == key) {
-                continue;
-            }
-            let p = self.build_graphics(key)?;
-            self.pipelines.push((key, p));
-        }
-        let ck = (influences, morph);
-        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == ck) {
-            let p = self.build_compute(influences, morph)?;
-            self.compute.push((ck, p));
-        }
-        Ok(())
-    }
-
-    /// A path's generated main file: `prelude` (the stage's defines), its
-    /// storage, its encoding, then the stage file.
-    fn main_source(&self, stage_file: &str, prelude: &str) -> String {
-        let mut s = format!("#version 460\n{prelude}");
-        if let Some(st) = self.desc.storage {
-            s += &format!("#include \"{}\"\n", st.shader());
-        }
-        s += &format!(
-            "#include \"{}\"\n#include \"{stage_file}\"\n",
-            self.desc.encoding.shader()
-        );
-        s
-    }
-
-    fn defines(&self, influences: u32, morph: bool) -> Vec<(String, String)> {
-        let mut d = vec![
-            ("INFLUENCES".into(), influences.to_string()),
-            ("PALETTE_VEC4S".into(), self.window.max(1).to_string()),
-        ];
-        if morph {
-            d.push(("MORPH".into(), "1".into()));
-        }
-        if self.cfg.motion {
-            d.push(("MOTION".into(), "1".into()));
-        }
-        d
-    }
-
-    fn build_graphics(&self, key: PipelineKey) -> GpuResult<Pipeline> {
-        let d = &self.device;
-        let vertex_stage = self.desc.stage == Stage::Vertex;
-        let (file, sources) = if vertex_stage {
-            let file = format!("skin/gen/{}.vert", self.desc.name);
-            let src = self.main_source("skin/vertex.glsl", "");
-            (file.clone(), self.cfg.sources.clone().with(&file, src))
-        } else {
-            (PLAIN_VERTEX.to_owned(), self.cfg.sources.clone())
-        };
-        let mut vdesc = ShaderDesc::new(&file);
-        if vertex_stage {
-            vdesc = vdesc.defines(&self.defines(key.influences, key.morph));
-        } else if self.cfg.motion {
-            vdesc = vdesc.define("MOTION", 1);
-        }
-        if self.cfg.capture {
-            vdesc = vdesc.define("SKIN_CAPTURE", 1);
-        }
-        let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
-        let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
-        let (bindings, attributes) = vertex_input(
-            vertex_stage,
-            key.influences,
-            self.cfg.capture,
-            self.cfg.motion,
-        );
-        let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
-        Pipeline::graphics(
-            d,
-            &self.graphics_layout,
-            &GraphicsPipelineDesc {
-                vertex: &vertex,
-                fragment: &fragment,
-                vertex_bindings: &bindings,
-                vertex_attributes: &attributes,
-                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-                polygon_mode: key.polygon,
-                cull_mode: self.cfg.cull_mode,
-                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
-                depth_test: depth,
-                depth_write: depth,
-                color_formats: &[self.cfg.color_format],
-                depth_format: self.cfg.depth_format,
-            },
-        )
-    }
-
     fn slot(&self, frame: usize) -> GpuResult<&Slot> {
         self.slots.get(frame).ok_or_else(|| {
             GpuError::InvalidArgument(format!(
@@ -851,169 +753,6 @@ impl SkinPath {
             morph_entries,
             entries_base: entries_base as u32,
         })
-    }
-
-    /// Vec4s from one instance's palette block to the next: the mesh's
-    /// block, twice with motion (current, then previous); 0 on the CPU
-    /// stage.
-    fn instance_stride(&self, prepared: &PreparedMesh) -> usize {
-        match self.desc.stage {
-            Stage::Cpu => 0,
-            _ if self.cfg.motion => 2 * prepared.instance_vec4s,
-            _ => prepared.instance_vec4s,
-        }
-    }
-
-    /// Whether this frame's palettes stay on the host (push constants).
-    fn is_push(&self) -> bool {
-        self.desc.stage == Stage::Vertex && self.desc.storage.is_some_and(|s| s.in_push_constants())
-    }
-
-    fn ensure_palette(&mut self, frame: usize, need: usize) -> GpuResult<()> {
-        if self.desc.stage == Stage::Cpu {
-            return Ok(());
-        }
-        let is_push = self.is_push();
-        let window = self.window;
-        let storage = self.desc.storage.ok_or_else(missing)?;
-        let d = self.device.clone();
-        let slot = &mut self.slots[frame];
-        if need <= slot.palette_cap {
-            return Ok(());
-        }
-        let mut cap = need.next_power_of_two().max(256);
-        if !self.desc.partitions() {
-            // The whole buffer is the descriptor's range: growth stops at
-            // the storage's device limit (`batch` kept `need` within it).
-            cap = cap.min(window.max(need));
-        }
-        if is_push {
-            slot.push.resize(cap, [0.0; 4]);
-            slot.palette_cap = cap;
-            return Ok(());
-        }
-        let total = cap + storage.tail_vec4s(window);
-        let bytes = (total * 16) as u64;
-        let mut buf = Buffer::new(
-            &d,
-            &BufferDesc::host("palette storage", bytes, storage.usage()),
-        )?;
-        // Batches already written this frame move along.
-        if let Some(old) = &mut slot.palette {
-            let used = slot.palette_used * 16;
-            let src = old.mapped_mut()?;
-            buf.write_bytes(0, &src[..used])?;
-        }
-        // The old view (if any) goes when the set no longer names it.
-        slot.palette_view = storage.write_set(&d, slot.palette_set, &buf, window)?;
-        let prefix = storage.push_prefix(&buf)?;
-        if prefix.len() != storage.push_prefix_len() {
-            return Err(GpuError::InvalidArgument(format!(
-                "palette storage {}: a push prefix of {} bytes, {} declared",
-                storage.name(),
-                prefix.len(),
-                storage.push_prefix_len()
-            )));
-        }
-        slot.push_prefix = prefix;
-        slot.palette = Some(buf);
-        slot.palette_cap = cap;
-        Ok(())
-    }
-
-    fn ensure_records(&mut self, frame: usize, need: usize) -> GpuResult<()> {
-        let d = self.device.clone();
-        let slot = &mut self.slots[frame];
-        if need <= slot.records_cap {
-            return Ok(());
-        }
-        let cap = need.next_power_of_two().max(16);
-        let size = (cap * std::mem::size_of::<InstanceRecord>()) as u64;
-        let mut buf = Buffer::new(
-            &d,
-            &BufferDesc::host(
-                "instance records",
-                size,
-                vk::BufferUsageFlags::VERTEX_BUFFER,
-            ),
-        )?;
-        if let Some(old) = &mut slot.records {
-            let used = slot.records_used * std::mem::size_of::<InstanceRecord>();
-            let src = old.mapped_mut()?;
-            buf.write_bytes(0, &src[..used])?;
-        }
-        slot.records = Some(buf);
-        slot.records_cap = cap;
-        Ok(())
-    }
-
-    /// Grows frame `frame`'s morph headers to `headers` instance records and
-    /// its entries to `entries` (GPU stages), keeping what this frame wrote
-    /// (every slot has both buffers from the start, so a mesh's set can
-    /// always name them).
-    fn ensure_morph(&mut self, frame: usize, headers: usize, entries: usize) -> GpuResult<()> {
-        if self.desc.stage == Stage::Cpu {
-            return Ok(());
-        }
-        let d = self.device.clone();
-        let max = (u64::from(d.limits().max_storage_buffer_range) / 8) as usize;
-        let slot = &mut self.slots[frame];
-        let mut changed = false;
-        for (what, need, buf, cap, used) in [
-            (
-                "morph headers",
-                headers,
-                &mut slot.morph_headers,
-                &mut slot.morph_headers_cap,
-                slot.records_used,
-            ),
-            (
-                "morph entries",
-                entries,
-                &mut slot.morph_entries,
-                &mut slot.morph_entries_cap,
-                slot.morph_entries_used,
-            ),
-        ] {
-            if need <= *cap && buf.is_some() {
-                continue;
-            }
-            let new_cap = need.next_power_of_two().max(16).min(max.max(need));
-            let mut new = Buffer::new(
-                &d,
-                &BufferDesc::host(
-                    what,
-                    (new_cap * 8) as u64,
-                    vk::BufferUsageFlags::STORAGE_BUFFER,
-                ),
-            )?;
-            if let Some(old) = buf {
-                let src = old.mapped_mut()?;
-                new.write_bytes(0, &src[..(used * 8).min(src.len())])?;
-            }
-            *buf = Some(new);
-            *cap = new_cap;
-            changed = true;
-        }
-        if changed {
-            slot.morph_version = super::morph::next_version();
-        }
-        Ok(())
-    }
-
-    /// Frame slot `frame`'s morph set of `prepared` (which has targets),
-    /// pointed at the slot's current buffers.
-    fn morph_set(&self, frame: usize, prepared: &PreparedMesh) -> GpuResult<vk::DescriptorSet> {
-        let slot = self.slot(frame)?;
-        let m = prepared.morph.as_ref().ok_or_else(missing)?;
-        m.set_for(
-            &self.device,
-            self.id,
-            frame,
-            slot.morph_version,
-            slot.morph_headers.as_ref().ok_or_else(missing)?,
-            slot.morph_entries.as_ref().ok_or_else(missing)?,
-        )
     }
 
     /// Records what comes before the rendering scope: the GPU timer's start

@@ -1,0 +1,108 @@
+//! A path's pipelines: built on demand per permutation (influences,
+//! polygon mode, morph), from its storage, encoding and stage GLSL.
+
+use super::input::vertex_input;
+use super::{PipelineKey, SkinPath, PLAIN_VERTEX, SKINNED_FRAGMENT};
+use crate::gpu::{vk, GpuResult, GraphicsPipelineDesc, Pipeline, ShaderDesc, ShaderModule};
+use crate::skin::registry::Stage;
+
+impl SkinPath {
+    pub(super) fn ensure_pipelines(&mut self, influences: u32, morph: bool) -> GpuResult<()> {
+        let vertex = self.desc.stage == Stage::Vertex;
+        let key_influences = if vertex { influences } else { 0 };
+        for polygon in self.polygon_modes() {
+            let key = PipelineKey {
+                influences: key_influences,
+                polygon,
+                morph: vertex && morph,
+            };
+            if self.pipelines.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let p = self.build_graphics(key)?;
+            self.pipelines.push((key, p));
+        }
+        let ck = (influences, morph);
+        if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == ck) {
+            let p = self.build_compute(influences, morph)?;
+            self.compute.push((ck, p));
+        }
+        Ok(())
+    }
+
+    /// A path's generated main file: `prelude` (the stage's defines), its
+    /// storage, its encoding, then the stage file.
+    pub(super) fn main_source(&self, stage_file: &str, prelude: &str) -> String {
+        let mut s = format!("#version 460\n{prelude}");
+        if let Some(st) = self.desc.storage {
+            s += &format!("#include \"{}\"\n", st.shader());
+        }
+        s += &format!(
+            "#include \"{}\"\n#include \"{stage_file}\"\n",
+            self.desc.encoding.shader()
+        );
+        s
+    }
+
+    pub(super) fn defines(&self, influences: u32, morph: bool) -> Vec<(String, String)> {
+        let mut d = vec![
+            ("INFLUENCES".into(), influences.to_string()),
+            ("PALETTE_VEC4S".into(), self.window.max(1).to_string()),
+        ];
+        if morph {
+            d.push(("MORPH".into(), "1".into()));
+        }
+        if self.cfg.motion {
+            d.push(("MOTION".into(), "1".into()));
+        }
+        d
+    }
+
+    pub(super) fn build_graphics(&self, key: PipelineKey) -> GpuResult<Pipeline> {
+        let d = &self.device;
+        let vertex_stage = self.desc.stage == Stage::Vertex;
+        let (file, sources) = if vertex_stage {
+            let file = format!("skin/gen/{}.vert", self.desc.name);
+            let src = self.main_source("skin/vertex.glsl", "");
+            (file.clone(), self.cfg.sources.clone().with(&file, src))
+        } else {
+            (PLAIN_VERTEX.to_owned(), self.cfg.sources.clone())
+        };
+        let mut vdesc = ShaderDesc::new(&file);
+        if vertex_stage {
+            vdesc = vdesc.defines(&self.defines(key.influences, key.morph));
+        } else if self.cfg.motion {
+            vdesc = vdesc.define("MOTION", 1);
+        }
+        if self.cfg.capture {
+            vdesc = vdesc.define("SKIN_CAPTURE", 1);
+        }
+        let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
+        let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
+        let (bindings, attributes) = vertex_input(
+            vertex_stage,
+            key.influences,
+            self.cfg.capture,
+            self.cfg.motion,
+        );
+        let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
+        Pipeline::graphics(
+            d,
+            &self.graphics_layout,
+            &GraphicsPipelineDesc {
+                vertex: &vertex,
+                fragment: &fragment,
+                vertex_bindings: &bindings,
+                vertex_attributes: &attributes,
+                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                polygon_mode: key.polygon,
+                cull_mode: self.cfg.cull_mode,
+                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                depth_test: depth,
+                depth_write: depth,
+                color_formats: &[self.cfg.color_format],
+                depth_format: self.cfg.depth_format,
+            },
+        )
+    }
+}
