@@ -310,19 +310,7 @@ impl PathRig {
             .expect("batch");
         let second = w.batch();
         fill(&mut w);
-        self.frame_sets
-            .write(
-                frame.index,
-                &FrameUniforms {
-                    view_proj: self
-                        .camera
-                        .view_proj(self.target.aspect_ratio())
-                        .to_cols_array_2d(),
-                    color: WIRE_COLOR,
-                    light: [0.3, 0.5, 1.0, 0.0],
-                },
-            )
-            .expect("frame uniforms");
+        self.write_uniforms(frame.index, false);
         let d = &gpu.device;
         if let Some(c) = &mut self.capture {
             let (vc, first) = second.capture_target();
@@ -360,6 +348,24 @@ impl PathRig {
         }
     }
 
+    /// Writes frame `index`'s uniforms: the rig's camera, the wire colour,
+    /// the light (flat unless `shaded`).
+    fn write_uniforms(&mut self, index: usize, shaded: bool) {
+        self.frame_sets
+            .write(
+                index,
+                &FrameUniforms {
+                    view_proj: self
+                        .camera
+                        .view_proj(self.target.aspect_ratio())
+                        .to_cols_array_2d(),
+                    color: WIRE_COLOR,
+                    light: [0.3, 0.5, 1.0, if shaded { 1.0 } else { 0.0 }],
+                },
+            )
+            .expect("frame uniforms");
+    }
+
     /// [`PathRig::submit`] with the batch of `count` instances written by
     /// `fill`.
     pub fn submit_with(
@@ -377,19 +383,7 @@ impl PathRig {
             .expect("batch");
         let batch = w.batch();
         fill(&mut w);
-        self.frame_sets
-            .write(
-                frame.index,
-                &FrameUniforms {
-                    view_proj: self
-                        .camera
-                        .view_proj(self.target.aspect_ratio())
-                        .to_cols_array_2d(),
-                    color: WIRE_COLOR,
-                    light: [0.3, 0.5, 1.0, if shaded { 1.0 } else { 0.0 }],
-                },
-            )
-            .expect("frame uniforms");
+        self.write_uniforms(frame.index, shaded);
         let d = &gpu.device;
         if let Some(c) = &mut self.capture {
             let (vc, first) = batch.capture_target();

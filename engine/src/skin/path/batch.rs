@@ -569,51 +569,36 @@ fn pose(
     };
     let mut report = PaletteReport::default();
     match &m.cpu {
-        Some(cpu) if !cpu.targets.is_empty() => {
-            let zeros;
-            let weights = match weights {
-                Some(w) => w,
-                None => {
-                    zeros = vec![0.0; cpu.targets.len()];
-                    &zeros
-                }
-            };
-            let base = &cpu.vertices;
-            let n = base.positions().len();
-            let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-            crate::mesh::MorphJob {
-                targets: &cpu.targets,
-                weights,
-                positions: base.positions(),
-                normals: base.normals(),
-                tangents: &[],
-                out_positions: &mut mp,
-                out_normals: &mut mn,
-                out_tangents: &mut [],
-            }
-            .run()
-            .map_err(|e| {
-                GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
-            })?;
-            let vertices = crate::anim::BindVertices::new(mp, mn).map_err(anim)?;
-            report = m
-                .path
-                .encoding
-                .skin_cpu(
-                    skin,
-                    &m.hierarchy,
-                    CpuSkinning {
-                        per_vertex: cpu.per_vertex,
-                        joints: &cpu.joints,
-                        weights: &cpu.weights,
-                        vertices: &vertices,
-                        out_positions: positions,
-                        out_normals: normals,
-                    },
-                )
-                .map_err(anim)?;
-        }
         Some(cpu) => {
+            // Morphed bind vertices, only where some weight is active (all
+            // zero draws the bind streams, as the GPU stages' empty list).
+            let active = weights.filter(|w| w.iter().any(|&x| x != 0.0));
+            let morphed = match active {
+                Some(w) if !cpu.targets.is_empty() => {
+                    let base = &cpu.vertices;
+                    let n = base.positions().len();
+                    let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+                    crate::mesh::MorphJob {
+                        targets: &cpu.targets,
+                        weights: w,
+                        positions: base.positions(),
+                        normals: base.normals(),
+                        tangents: &[],
+                        out_positions: &mut mp,
+                        out_normals: &mut mn,
+                        out_tangents: &mut [],
+                    }
+                    .run()
+                    .map_err(|e| {
+                        GpuError::InvalidArgument(format!(
+                            "mesh {:?} on path {}: {e}",
+                            m.name, m.path.name
+                        ))
+                    })?;
+                    Some(crate::anim::BindVertices::new(mp, mn).map_err(anim)?)
+                }
+                _ => None,
+            };
             report = m
                 .path
                 .encoding
@@ -624,7 +609,7 @@ fn pose(
                         per_vertex: cpu.per_vertex,
                         joints: &cpu.joints,
                         weights: &cpu.weights,
-                        vertices: &cpu.vertices,
+                        vertices: morphed.as_ref().unwrap_or(&cpu.vertices),
                         out_positions: positions,
                         out_normals: normals,
                     },
