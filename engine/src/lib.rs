@@ -22,6 +22,8 @@ pub mod embed;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "gpu")]
+pub mod materials;
+#[cfg(feature = "gpu")]
 pub mod render;
 #[cfg(feature = "gpu")]
 pub mod skin;

@@ -25,6 +25,7 @@ mod shader;
 mod surface;
 mod swapchain;
 mod sync;
+mod texture;
 
 pub use ash;
 pub use ash::vk;
@@ -41,10 +42,13 @@ pub use image::{full_range, Image, ImageDesc};
 pub use instance::{validation_default, Instance, InstanceDesc, VALIDATION_LAYER};
 pub use messenger::{Message, MessageLog, Severity};
 pub use physical_device::{list_devices, select_device, PhysicalDevice, DEVICE_ENV};
-pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout};
+pub use pipeline::{GraphicsOptions, GraphicsPipelineDesc, Pipeline, PipelineLayout};
 pub use query::TimestampQueries;
 pub use raw_window_handle;
 pub use shader::{compile, ShaderDesc, ShaderModule, ShaderSources, EMBEDDED_SHADERS};
 pub use surface::Surface;
 pub use swapchain::{Acquired, Swapchain, SwapchainDesc};
 pub use sync::{Fence, Semaphore};
+pub use texture::{
+    is_srgb, write_image_sampler, Sampler, SamplerDesc, Texture, TextureLevel,
+};
