@@ -202,7 +202,8 @@ fn draw(
         )
         .expect("uniforms");
     let list: Vec<_> = batches.iter().zip(&prepared).collect();
-    path.prepass(frame.cmd, frame.index, &list).expect("prepass");
+    path.prepass(frame.cmd, frame.index, &list)
+        .expect("prepass");
     target.begin(frame.cmd, CLEAR);
     for blended in [false, true] {
         for ((b, p), m) in list.iter().zip(&model.meshes) {
@@ -263,7 +264,11 @@ fn every_path_shows_the_texels_at_known_pixels() {
         bytes: png(TEXELS, TEXELS, &texels()),
     });
     let materials = ModelMaterials::new(d, &model).expect("materials");
-    assert!(materials.warnings().is_empty(), "{:?}", materials.warnings());
+    assert!(
+        materials.warnings().is_empty(),
+        "{:?}",
+        materials.warnings()
+    );
     assert_eq!(materials.texture_count(), 1);
     let palettes = identity_palette(&model);
     let mut checked = 0;
@@ -542,8 +547,13 @@ fn the_textured_frame_is_the_same_on_the_three_stages() {
     let (_, first) = &frames[0];
     if let Some(dir) = std::env::var_os("VKSKIN_TEST_DUMP") {
         for (name, px) in &frames {
-            vkskin::render::write_png(&PathBuf::from(&dir).join(format!("{name}.png")), SIZE, SIZE, px)
-                .expect("dump");
+            vkskin::render::write_png(
+                &PathBuf::from(&dir).join(format!("{name}.png")),
+                SIZE,
+                SIZE,
+                px,
+            )
+            .expect("dump");
         }
     }
     let covered = first
@@ -551,10 +561,7 @@ fn the_textured_frame_is_the_same_on_the_three_stages() {
         .filter(|p| p[..3] != [0, 0, 0])
         .count();
     assert!(covered > (SIZE * SIZE / 16) as usize, "covered {covered}");
-    let mut colours: Vec<[u8; 3]> = first
-        .chunks_exact(4)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let mut colours: Vec<[u8; 3]> = first.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     colours.sort_unstable();
     colours.dedup();
     assert!(colours.len() > 200, "{} colours", colours.len());
@@ -645,7 +652,10 @@ fn alpha_modes_and_double_sided() {
         )
     };
     // OPAQUE: red everywhere in front.
-    let px = run(&model_with(AlphaMode::Opaque, false, false), vk::CullModeFlags::NONE);
+    let px = run(
+        &model_with(AlphaMode::Opaque, false, false),
+        vk::CullModeFlags::NONE,
+    );
     assert_eq!(left(&px), [255, 0, 0, 255]);
     assert_eq!(right(&px), [255, 0, 0, 255]);
     // MASK 0.5: the left half (alpha 64/255) is discarded, blue shows.
@@ -657,7 +667,10 @@ fn alpha_modes_and_double_sided() {
     assert_eq!(right(&px), [255, 0, 0, 255]);
     // BLEND, drawn after the opaque quad though listed first: the left
     // half mixes red over blue by 64/255.
-    let px = run(&model_with(AlphaMode::Blend, false, false), vk::CullModeFlags::NONE);
+    let px = run(
+        &model_with(AlphaMode::Blend, false, false),
+        vk::CullModeFlags::NONE,
+    );
     let a = 64.0 / 255.0;
     let want = [(255.0 * a) as u8, 0, (255.0 * (1.0 - a)) as u8];
     let got = left(&px);
@@ -669,17 +682,31 @@ fn alpha_modes_and_double_sided() {
     // Culling back faces: `quad_mesh` is wound clockwise on the screen
     // (clip space, Y down): a back face, culled unless its material is
     // double-sided; wound the other way it is a front face.
-    let px = run(&model_with(AlphaMode::Opaque, false, false), vk::CullModeFlags::BACK);
-    assert_eq!(right(&px), [0, 0, 0, 255], "the blue quad is a back face too");
-    let px = run(&model_with(AlphaMode::Opaque, false, true), vk::CullModeFlags::BACK);
+    let px = run(
+        &model_with(AlphaMode::Opaque, false, false),
+        vk::CullModeFlags::BACK,
+    );
+    assert_eq!(
+        right(&px),
+        [0, 0, 0, 255],
+        "the blue quad is a back face too"
+    );
+    let px = run(
+        &model_with(AlphaMode::Opaque, false, true),
+        vk::CullModeFlags::BACK,
+    );
     assert_eq!(right(&px), [255, 0, 0, 255]);
-    let px = run(&model_with(AlphaMode::Opaque, true, false), vk::CullModeFlags::BACK);
+    let px = run(
+        &model_with(AlphaMode::Opaque, true, false),
+        vk::CullModeFlags::BACK,
+    );
     assert_eq!(right(&px), [255, 0, 0, 255]);
     gpu.finish();
 }
 
 fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vkskin-gpu-textures-{tag}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("vkskin-gpu-textures-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir

@@ -49,6 +49,4 @@ pub use shader::{compile, ShaderDesc, ShaderModule, ShaderSources, EMBEDDED_SHAD
 pub use surface::Surface;
 pub use swapchain::{Acquired, Swapchain, SwapchainDesc};
 pub use sync::{Fence, Semaphore};
-pub use texture::{
-    is_srgb, write_image_sampler, Sampler, SamplerDesc, Texture, TextureLevel,
-};
+pub use texture::{is_srgb, write_image_sampler, Sampler, SamplerDesc, Texture, TextureLevel};

@@ -48,9 +48,9 @@ impl Texture {
         format: vk::Format,
         levels: &[TextureLevel<'_>],
     ) -> GpuResult<Self> {
-        let first = levels.first().ok_or_else(|| {
-            GpuError::InvalidArgument(format!("texture {name:?}: no mip level"))
-        })?;
+        let first = levels
+            .first()
+            .ok_or_else(|| GpuError::InvalidArgument(format!("texture {name:?}: no mip level")))?;
         let (w0, h0) = (first.width, first.height);
         if w0 == 0 || h0 == 0 {
             return Err(GpuError::InvalidArgument(format!(
@@ -120,8 +120,7 @@ impl Texture {
         let raw = unsafe { d.create_image(&info, None)? };
         // SAFETY: `raw` was just created from `d` and is alive.
         let requirements = unsafe { d.get_image_memory_requirements(raw) };
-        let allocation = match device.allocate(name, requirements, MemoryLocation::GpuOnly, false)
-        {
+        let allocation = match device.allocate(name, requirements, MemoryLocation::GpuOnly, false) {
             Ok(a) => a,
             Err(e) => {
                 // SAFETY: `raw` was created above, has no memory and was
@@ -362,7 +361,11 @@ impl Sampler {
             .address_mode_v(desc.wrap_v)
             .address_mode_w(vk::SamplerAddressMode::REPEAT)
             .min_lod(0.0)
-            .max_lod(if desc.mipmaps { vk::LOD_CLAMP_NONE } else { 0.0 });
+            .max_lod(if desc.mipmaps {
+                vk::LOD_CLAMP_NONE
+            } else {
+                0.0
+            });
         // SAFETY: `device` is live (the caller's `Arc`); `info` is a local
         // alive for the call.
         let raw = unsafe { device.raw().create_sampler(&info, None)? };

@@ -101,29 +101,26 @@ impl ModelMaterials {
                 Some(source) => match textures.iter().find(|(s, _)| *s == source) {
                     Some((_, t)) => t.clone(),
                     None => {
-                        let t = match load_material_texture_with_limits(
-                            source,
-                            dir,
-                            &options.limits,
-                        ) {
-                            Ok(image) => {
-                                let name = format!("{} texture", model.name);
-                                let up = upload_image(device, &name, &image, options.keep_bc)?;
-                                compressed += usize::from(up.compressed);
-                                Some(up.texture)
-                            }
-                            Err(e) => {
-                                let w = TextureWarning {
-                                    material: i,
-                                    material_name: m.name.clone(),
-                                    file: e.file.clone(),
-                                    fault: format!("{}{}", e.place, e.message),
-                                };
-                                log::warn!("{}: {w}", model.name);
-                                warnings.push(w);
-                                None
-                            }
-                        };
+                        let t =
+                            match load_material_texture_with_limits(source, dir, &options.limits) {
+                                Ok(image) => {
+                                    let name = format!("{} texture", model.name);
+                                    let up = upload_image(device, &name, &image, options.keep_bc)?;
+                                    compressed += usize::from(up.compressed);
+                                    Some(up.texture)
+                                }
+                                Err(e) => {
+                                    let w = TextureWarning {
+                                        material: i,
+                                        material_name: m.name.clone(),
+                                        file: e.file.clone(),
+                                        fault: format!("{}{}", e.place, e.message),
+                                    };
+                                    log::warn!("{}: {w}", model.name);
+                                    warnings.push(w);
+                                    None
+                                }
+                            };
                         textures.push((source, t.clone()));
                         t
                     }

@@ -281,7 +281,8 @@ impl SkinPath {
         let morph_layout = super::morph::set_layout(device)?;
         if limits.max_bound_descriptor_sets <= MATERIAL_SET {
             return Err(GpuError::Limit {
-                what: "descriptor sets bound at once (maxBoundDescriptorSets; the material is set 4)",
+                what:
+                    "descriptor sets bound at once (maxBoundDescriptorSets; the material is set 4)",
                 needed: u64::from(MATERIAL_SET) + 1,
                 limit: u64::from(limits.max_bound_descriptor_sets),
             });
