@@ -3,8 +3,7 @@
 // Capture mode (SKIN_CAPTURE, set 2): the vertex stage also writes each
 // skinned model-space vertex to a storage buffer, instance i's vertex v at
 // i * vertex_count + v, for tests against the CPU reference. `first` is the
-// captured batch's first instance record (skinning pipelines) or first
-// output vertex (the plain pipeline). Host mirror:
+// captured batch's first instance record. Host mirror:
 // vkskin::skin::{CaptureHeader, CapturedVertex}.
 struct CapturedVertex {
     vec4 position;

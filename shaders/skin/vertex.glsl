@@ -20,6 +20,8 @@ layout(location = 4) in vec4 in_weights0;
 layout(location = 5) in uvec4 in_joints1;
 layout(location = 6) in vec4 in_weights1;
 #endif
+// Vertex colour (stream 7; white where the mesh has none).
+layout(location = 13) in vec4 in_color;
 
 layout(location = 0) out vec3 out_normal;
 layout(location = 1) out vec2 out_uv;
@@ -27,6 +29,7 @@ layout(location = 2) out vec4 out_tint;
 #ifdef MOTION
 layout(location = 3) out vec3 out_prev_position;
 #endif
+layout(location = 4) out vec4 out_color;
 
 #include "push.glsl"
 
@@ -95,6 +98,7 @@ void main() {
 #endif
     out_normal = instance_normal(n);
     out_uv = in_uv;
+    out_color = in_color;
     out_tint = inst_tint;
     gl_Position = frame.view_proj * vec4(instance_point(p), 1.0);
 }

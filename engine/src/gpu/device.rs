@@ -42,6 +42,9 @@ pub struct EnabledFeatures {
     /// 64-bit addresses (the `bda` palette storage). vkskin's allocator
     /// then allocates every block with `DEVICE_ADDRESS`.
     pub buffer_device_address: bool,
+    /// `textureCompressionBC`: BC1-BC7 images can be sampled (material
+    /// textures then stay compressed on the GPU).
+    pub texture_compression_bc: bool,
 }
 
 /// The logical device, its one graphics + compute queue and the memory
@@ -182,12 +185,14 @@ impl Device {
             maintenance4: f13.maintenance4 == vk::TRUE,
             multi_draw_indirect: have.multi_draw_indirect == vk::TRUE,
             buffer_device_address: f12.buffer_device_address == vk::TRUE,
+            texture_compression_bc: have.texture_compression_bc == vk::TRUE,
         };
         let core = vk::PhysicalDeviceFeatures::default()
             .fill_mode_non_solid(features.fill_mode_non_solid)
             .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
             .wide_lines(features.wide_lines)
-            .multi_draw_indirect(features.multi_draw_indirect);
+            .multi_draw_indirect(features.multi_draw_indirect)
+            .texture_compression_bc(features.texture_compression_bc);
         // glslang's SPIR-V 1.6 (Vulkan 1.3 target) declares compute
         // workgroup sizes with LocalSizeId, which needs maintenance4.
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
@@ -253,6 +258,18 @@ impl Device {
             retire: RetireQueue::default(),
             owned: true,
         }))
+    }
+
+    /// What the device can do with optimally tiled images of `format`.
+    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: the instance is live (held by `self`) and the physical
+        // device was enumerated from it.
+        unsafe {
+            self.instance
+                .raw
+                .get_physical_device_format_properties(self.physical.raw, format)
+        }
+        .optimal_tiling_features
     }
 
     /// The ash device (handle and function table), valid while `self`

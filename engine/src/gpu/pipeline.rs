@@ -59,7 +59,8 @@ impl Drop for PipelineLayout {
 }
 
 /// A graphics pipeline for dynamic rendering, with dynamic viewport and
-/// scissor. Alpha blending is off; one colour attachment per format.
+/// scissor. Alpha blending is off (see
+/// [`GraphicsOptions`]); one colour attachment per format.
 #[derive(Clone)]
 pub struct GraphicsPipelineDesc<'a> {
     /// The vertex shader (entry point `main`).
@@ -90,6 +91,17 @@ pub struct GraphicsPipelineDesc<'a> {
     pub depth_format: vk::Format,
 }
 
+/// What [`Pipeline::graphics_with`] adds to a [`GraphicsPipelineDesc`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphicsOptions {
+    /// Straight-alpha blending on every colour attachment
+    /// (`src * a + dst * (1 - a)`; alpha `a + dst * (1 - a)`).
+    pub alpha_blend: bool,
+    /// The cull mode is dynamic state (`vkCmdSetCullMode`, core in Vulkan
+    /// 1.3); `GraphicsPipelineDesc::cull_mode` is then ignored.
+    pub dynamic_cull_mode: bool,
+}
+
 /// A graphics or compute pipeline, destroyed on drop once the frames that
 /// may use it have retired. Holds its layout alive.
 pub struct Pipeline {
@@ -106,6 +118,16 @@ impl Pipeline {
         device: &Arc<Device>,
         layout: &Arc<PipelineLayout>,
         desc: &GraphicsPipelineDesc<'_>,
+    ) -> GpuResult<Self> {
+        Self::graphics_with(device, layout, desc, &GraphicsOptions::default())
+    }
+
+    /// [`Pipeline::graphics`] with blending or a dynamic cull mode.
+    pub fn graphics_with(
+        device: &Arc<Device>,
+        layout: &Arc<PipelineLayout>,
+        desc: &GraphicsPipelineDesc<'_>,
+        options: &GraphicsOptions,
     ) -> GpuResult<Self> {
         if desc.polygon_mode != vk::PolygonMode::FILL && !device.features().fill_mode_non_solid {
             return Err(GpuError::InvalidArgument(
@@ -138,13 +160,30 @@ impl Pipeline {
             .color_formats
             .iter()
             .map(|_| {
-                vk::PipelineColorBlendAttachmentState::default()
-                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+                let a = vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA);
+                if options.alpha_blend {
+                    a.blend_enable(true)
+                        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+                        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                        .color_blend_op(vk::BlendOp::ADD)
+                        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+                        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+                        .alpha_blend_op(vk::BlendOp::ADD)
+                } else {
+                    a
+                }
             })
             .collect();
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let dynamic_states = [
+            vk::DynamicState::VIEWPORT,
+            vk::DynamicState::SCISSOR,
+            vk::DynamicState::CULL_MODE,
+        ];
+        let n_dynamic = if options.dynamic_cull_mode { 3 } else { 2 };
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default()
+            .dynamic_states(&dynamic_states[..n_dynamic]);
         let mut rendering = vk::PipelineRenderingCreateInfo::default()
             .color_attachment_formats(desc.color_formats)
             .depth_attachment_format(desc.depth_format);

@@ -32,6 +32,7 @@ pub(crate) enum Garbage {
     DescriptorPool(vk::DescriptorPool),
     DescriptorSetLayout(vk::DescriptorSetLayout),
     QueryPool(vk::QueryPool),
+    Sampler(vk::Sampler),
 }
 
 impl Garbage {
@@ -65,6 +66,7 @@ impl Garbage {
                 Garbage::DescriptorPool(p) => device.destroy_descriptor_pool(p, None),
                 Garbage::DescriptorSetLayout(l) => device.destroy_descriptor_set_layout(l, None),
                 Garbage::QueryPool(q) => device.destroy_query_pool(q, None),
+                Garbage::Sampler(s) => device.destroy_sampler(s, None),
             }
         }
     }

@@ -234,3 +234,26 @@ fn reflection_sees_a_mismatch() {
     assert_ne!(l.member("light").unwrap().offset, 64);
     assert!(struct_layout(&skin_spirv(), "NoSuchBlock").is_none());
 }
+
+#[test]
+fn material_uniforms_match_the_shader_block() {
+    let spirv = compile(
+        &ShaderSources::embedded(),
+        &ShaderDesc::new(super::path::SKINNED_FRAGMENT).define("MATERIAL_TARGET_UNORM", 1),
+    )
+    .unwrap();
+    let l = struct_layout(&spirv, "MaterialUniforms").unwrap();
+    assert_eq!(l.members.len(), 2);
+    assert_eq!(
+        l.member("base_color").unwrap().offset as usize,
+        offset_of!(super::MaterialUniforms, base_color)
+    );
+    assert_eq!(
+        l.member("alpha").unwrap().offset as usize,
+        offset_of!(super::MaterialUniforms, alpha)
+    );
+    assert_eq!(
+        l.member("alpha").unwrap().offset as usize + 16,
+        size_of::<super::MaterialUniforms>()
+    );
+}

@@ -71,6 +71,9 @@ pub struct PreparedMesh {
     pub(crate) base: Buffer,
     pub(crate) influences0: Buffer,
     pub(crate) influences1: Option<Buffer>,
+    /// Per GPU vertex, its colour (`[f32; 4]`, linear RGBA; white where
+    /// the mesh has none): stream 7.
+    pub(crate) colors: Buffer,
     /// Per GPU vertex, the mesh vertex it came from (capture mode).
     pub(crate) source: Buffer,
     pub(crate) indices: Buffer,
@@ -330,6 +333,7 @@ pub(crate) fn prepare(
     let mut inf0 = Vec::new();
     let mut inf1 = Vec::new();
     let mut source = Vec::new();
+    let mut colors: Vec<[f32; 4]> = Vec::new();
     let mut indices = Vec::new();
     let mut parts = Vec::with_capacity(partitions.len());
     let mut palette_offset = 0;
@@ -349,6 +353,7 @@ pub(crate) fn prepare(
                 uv: mesh.uvs.get(v).map_or([0.0; 2], |t| t.to_array()),
             });
             source.push(v as u32);
+            colors.push(mesh.colors.get(v).map_or([1.0; 4], |c| c.to_array()));
             let (js, ws) = p.influences.vertex(local);
             let mut a = InfluenceVertex::default();
             let mut b = InfluenceVertex::default();
@@ -400,6 +405,18 @@ pub(crate) fn prepare(
     } else {
         None
     };
+    if !mesh.colors.is_empty() && mesh.colors.len() != n {
+        return Err(fault(
+            mesh,
+            path,
+            format!("{} vertex colours for {n} vertices", mesh.colors.len()),
+        ));
+    }
+    let colors_buf = upload(
+        "mesh vertex colours",
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+        bytemuck::cast_slice(&colors),
+    )?;
     let source_buf = upload(
         "mesh source vertices",
         vk::BufferUsageFlags::VERTEX_BUFFER,
@@ -463,6 +480,7 @@ pub(crate) fn prepare(
         base: base_buf,
         influences0: inf0_buf,
         influences1: inf1_buf,
+        colors: colors_buf,
         source: source_buf,
         indices: index_buf,
         gpu_vertices: base.len() as u32,

@@ -7,12 +7,14 @@
 //! - [`storage`]: where a frame's palettes live (one file per storage);
 //! - [`registry`]: the named paths ([`paths`], [`find`], [`auto`]);
 //! - [`SkinPath`]: a path at run time (pipelines, per-frame storage, draw
-//!   recording), [`PreparedMesh`] a mesh uploaded for it.
+//!   recording), [`PreparedMesh`] a mesh uploaded for it;
+//! - [`GpuMaterial`]: a material's set 4 (texture, sampler, factors).
 
 mod capture;
 pub mod encoding;
 mod frame;
 mod instance;
+mod material;
 mod mesh;
 mod morph;
 mod path;
@@ -23,6 +25,10 @@ pub use capture::{CaptureBuffer, CaptureHeader, CapturedVertex};
 pub use encoding::{CpuSkinning, Encoding};
 pub use frame::{FrameSets, FrameUniforms};
 pub use instance::{ComputePush, DrawPush, InstanceRecord};
+pub use material::{
+    material_set_layout, GpuMaterial, MaterialUniforms, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE,
+    MATERIAL_SET,
+};
 pub use mesh::{BaseVertex, InfluenceVertex, MeshPart, PreparedMesh, MAX_INFLUENCES};
 pub use path::{
     Batch, BatchWriter, InstanceWriter, SkinPath, SkinPathConfig, PLAIN_VERTEX, SKINNED_FRAGMENT,

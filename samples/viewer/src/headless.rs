@@ -90,6 +90,14 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             scene.model.vertex_count(),
             clip.map_or("(bind pose)", |c| scene.model.clips[c].name()),
         );
+        println!(
+            "viewer: {} texture(s) uploaded ({} BC-compressed)",
+            scene.materials.texture_count(),
+            scene.materials.compressed_count()
+        );
+        for w in scene.materials.warnings() {
+            println!("viewer: warning: {w}");
+        }
         let picks = contact::picks(total);
         Ok(Headless {
             locals: scene.model.skeleton.bind_local().to_vec(),

@@ -38,11 +38,15 @@
 //!   a mesh with targets is written with `write_all_morphed` and its slice
 //!   `mesh.morph.weights(&weights)` (a model without targets, like the
 //!   built-in character, has nothing to sample);
+//! - materials: `vkskin::materials::ModelMaterials::new(&device, &model)`
+//!   (every texture read and uploaded once; one that cannot be read is a
+//!   warning and its material draws with its factor);
 //! - every mesh, in model order, is one batch of one instance: model matrix
-//!   identity, tint = its material's `base_color` (white when it has none),
-//!   palette = its skin's matrices; `prepass` with every batch, then in the
-//!   rendering scope `record_draw(.., PolygonMode::FILL, None)` per mesh in
-//!   order, then `finish`;
+//!   identity, tint white, palette = its skin's matrices; `prepass` with
+//!   every batch, then in the rendering scope `record_draw_with(..,
+//!   PolygonMode::FILL, None, Some(materials.for_mesh(mesh)))` per mesh in
+//!   order, first the meshes whose material does not blend, then those
+//!   that do; then `finish`;
 //! - no panel, no skeleton overlay, no text. Frames are written as
 //!   `frame_0000.png`, `frame_0001.png`, ... and `contact_sheet.png` (see
 //!   [`contact`]) in the `--out` folder.

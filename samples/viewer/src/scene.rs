@@ -8,6 +8,7 @@ use vkskin::anim::{LocalToModelJob, PaletteHierarchy, PaletteReport, Transform};
 use vkskin::assets::{Bounds, Model};
 use vkskin::glam::{Affine3A, Mat4};
 use vkskin::gpu::{vk, Device, GpuError, ShaderSources};
+use vkskin::materials::ModelMaterials;
 use vkskin::mesh::{normalize_influences, SkinnedMesh};
 use vkskin::render::JointMarkers;
 use vkskin::skin::{
@@ -54,7 +55,9 @@ pub struct Scene {
     influences: Option<usize>,
     frame_sets: FrameSets,
     batches: Vec<Option<Batch>>,
-    tints: Vec<[f32; 4]>,
+    /// The model's materials (textures uploaded once, kept across path
+    /// changes).
+    pub materials: ModelMaterials,
     /// Model matrix of every joint for the current pose.
     pub joints: Vec<Affine3A>,
     skins: Vec<Vec<Affine3A>>,
@@ -113,15 +116,7 @@ impl Scene {
         } else {
             None
         };
-        let tints = model
-            .meshes
-            .iter()
-            .map(|m| {
-                m.material
-                    .and_then(|i| model.materials.get(i))
-                    .map_or([1.0; 4], |mat| mat.base_color.to_array())
-            })
-            .collect();
+        let materials = ModelMaterials::new(device, &model).map_err(gpu)?;
         let skins = model
             .skins
             .iter()
@@ -137,7 +132,7 @@ impl Scene {
             hierarchies,
             influences: None,
             frame_sets,
-            tints,
+            materials,
             joints: model.skeleton.bind_model(),
             skins,
             weights: model.default_morph_weights(),
@@ -297,7 +292,8 @@ impl Scene {
         let mut report = PaletteReport::default();
         for (i, mesh) in self.meshes.iter().enumerate() {
             let skin = &self.skins[self.model.meshes[i].skin];
-            let tint = self.tints[i];
+            // The material (factor, texture) is set 4's; the tint stays white.
+            let tint = [1.0; 4];
             let mut writer = self.path.batch(frame, mesh, 1).map_err(gpu)?;
             self.batches[i] = Some(writer.batch());
             let targets = &self.model.meshes[i].morph;
@@ -360,10 +356,27 @@ impl Scene {
         } else {
             vk::PolygonMode::FILL
         };
-        for (b, m) in self.batch_list()? {
-            self.path
-                .record_draw(cmd, frame, &self.frame_sets, b, m, polygon, None)
-                .map_err(gpu)?;
+        // Opaque (and masked) meshes first, then the blended ones.
+        let list = self.batch_list()?;
+        for blended in [false, true] {
+            for ((b, m), mesh) in list.iter().zip(&self.model.meshes) {
+                let material = self.materials.for_mesh(mesh);
+                if material.blend() != blended {
+                    continue;
+                }
+                self.path
+                    .record_draw_with(
+                        cmd,
+                        frame,
+                        &self.frame_sets,
+                        b,
+                        m,
+                        polygon,
+                        None,
+                        Some(material),
+                    )
+                    .map_err(gpu)?;
+            }
         }
         Ok(())
     }

@@ -9,6 +9,7 @@ use vkskin::anim::{LocalToModelJob, PaletteHierarchy, PlaybackMode, SamplingCont
 use vkskin::assets::builtin::Character;
 use vkskin::glam::Affine3A;
 use vkskin::gpu::{vk, Device, DeviceDesc, Instance, InstanceDesc};
+use vkskin::materials::ModelMaterials;
 use vkskin::render::{Camera, FramesInFlight, OffscreenTarget};
 use vkskin::skin::{FrameSets, FrameUniforms, SkinPath, SkinPathConfig};
 
@@ -64,6 +65,7 @@ fn contract_frame(i: u32, fps: f32, width: u32, height: u32) -> Vec<u8> {
                 path.prepare(m, &h).unwrap()
             })
             .collect();
+        let materials = ModelMaterials::new(&device, &model).unwrap();
         let mut frame_sets = FrameSets::new(&device, 2).unwrap();
         let mut frames = FramesInFlight::new(&device, 2).unwrap();
         let clip = &model.clips[0];
@@ -94,10 +96,7 @@ fn contract_frame(i: u32, fps: f32, width: u32, height: u32) -> Vec<u8> {
         path.begin_frame(frame.index).unwrap();
         let mut batches = Vec::new();
         for m in model.meshes.iter().zip(&meshes) {
-            let tint =
-                m.0.material
-                    .and_then(|k| model.materials.get(k))
-                    .map_or([1.0; 4], |mat| mat.base_color.to_array());
+            let tint = [1.0; 4];
             let mut w = path.batch(frame.index, m.1, 1).unwrap();
             batches.push(w.batch());
             let palette = &palettes[m.0.skin];
@@ -117,8 +116,9 @@ fn contract_frame(i: u32, fps: f32, width: u32, height: u32) -> Vec<u8> {
         let list: Vec<_> = batches.iter().zip(&meshes).collect();
         path.prepass(frame.cmd, frame.index, &list).unwrap();
         target.begin(frame.cmd, [0.06, 0.07, 0.09, 1.0]);
-        for (b, m) in &list {
-            path.record_draw(
+        // The character's materials are opaque: model order.
+        for ((b, m), mesh) in list.iter().zip(&model.meshes) {
+            path.record_draw_with(
                 frame.cmd,
                 frame.index,
                 &frame_sets,
@@ -126,6 +126,7 @@ fn contract_frame(i: u32, fps: f32, width: u32, height: u32) -> Vec<u8> {
                 m,
                 vk::PolygonMode::FILL,
                 None,
+                Some(materials.for_mesh(mesh)),
             )
             .unwrap();
         }

@@ -41,11 +41,11 @@ impl Batch {
 
     /// The header a [`CaptureBuffer`](crate::skin::CaptureBuffer) needs to
     /// capture this batch: `(vertex_count, first)`.
+    /// `first` is the batch's first instance record on every stage (the
+    /// plain pipeline of the compute and CPU stages draws each instance
+    /// from vertex 0 of its output region).
     pub fn capture_target(&self) -> (u32, u32) {
-        match self.stage {
-            Stage::Vertex => (self.vertex_count, self.first_record),
-            _ => (self.vertex_count, self.out_base),
-        }
+        (self.vertex_count, self.first_record)
     }
 }
 

@@ -8,7 +8,9 @@ use crate::gpu::vk;
 
 /// The vertex input of the vertex stage (streams 0-4) or of the plain
 /// pipeline (skinned positions 0, normals 1, instances 3; with `motion`
-/// previous positions 5 at location 12).
+/// previous positions 5 at location 12; the base vertices' texture
+/// coordinates 6 at location 2); both read the vertex colours from stream
+/// 7 at location 13.
 pub(super) fn vertex_input(
     vertex_stage: bool,
     influences: u32,
@@ -70,7 +72,16 @@ pub(super) fn vertex_input(
             bindings.push(binding(5, 12, v));
             attrs.push(attr(12, 5, f3, 0));
         }
+        bindings.push(binding(6, std::mem::size_of::<BaseVertex>(), v));
+        attrs.push(attr(
+            2,
+            6,
+            vk::Format::R32G32_SFLOAT,
+            std::mem::offset_of!(BaseVertex, uv),
+        ));
     }
+    bindings.push(binding(7, 16, v));
+    attrs.push(attr(13, 7, f4, 0));
     bindings.push(binding(
         3,
         std::mem::size_of::<InstanceRecord>(),

@@ -26,6 +26,7 @@ pub use batch::{Batch, BatchWriter, InstanceWriter};
 
 use super::capture::CaptureBuffer;
 use super::instance::{DrawPush, InstanceRecord};
+use super::material::{material_set_layout, GpuMaterial, MATERIAL_SET};
 use super::mesh::{prepare, PreparedMesh};
 use super::morph::MorphEntry;
 use super::registry::{PathDesc, Stage};
@@ -110,6 +111,8 @@ struct PipelineKey {
     polygon: vk::PolygonMode,
     /// The MORPH permutation (vertex stage, meshes with morph targets).
     morph: bool,
+    /// Alpha blending on, depth writes off (blended materials).
+    blend: bool,
 }
 
 /// One frame in flight's storage.
@@ -173,6 +176,9 @@ pub struct SkinPath {
     _empty_layout: DescriptorSetLayout,
     capture_layout: Option<DescriptorSetLayout>,
     morph_layout: DescriptorSetLayout,
+    material_layout: DescriptorSetLayout,
+    /// What a draw without a material uses: white, opaque.
+    white: GpuMaterial,
     compute_layouts: Option<layouts::ComputeLayouts>,
     graphics_layout: Arc<PipelineLayout>,
     pipelines: Vec<(PipelineKey, Pipeline)>,
@@ -273,8 +279,19 @@ impl SkinPath {
             return Err(super::storage::prefix_too_long(prefix));
         }
         let morph_layout = super::morph::set_layout(device)?;
+        if limits.max_bound_descriptor_sets <= MATERIAL_SET {
+            return Err(GpuError::Limit {
+                what:
+                    "descriptor sets bound at once (maxBoundDescriptorSets; the material is set 4)",
+                needed: u64::from(MATERIAL_SET) + 1,
+                limit: u64::from(limits.max_bound_descriptor_sets),
+            });
+        }
+        let material_layout = material_set_layout(device)?;
+        let white = GpuMaterial::white(device, &material_layout)?;
         // Graphics layout: set 0 frame, set 1 palette (vertex stage), set 2
-        // capture, set 3 morph targets (vertex stage); empty where unused.
+        // capture, set 3 morph targets (vertex stage), set 4 the material;
+        // empty where unused.
         let mut sets = vec![frame_layout.raw()];
         let set1 = match (&palette_layout, desc.stage) {
             (Some(l), Stage::Vertex) => l.raw(),
@@ -290,6 +307,7 @@ impl SkinPath {
             Stage::Vertex => morph_layout.raw(),
             _ => empty_layout.raw(),
         });
+        sets.push(material_layout.raw());
         let vertex_push = |size: usize| {
             vec![vk::PushConstantRange::default()
                 .stage_flags(vk::ShaderStageFlags::VERTEX)
@@ -384,6 +402,8 @@ impl SkinPath {
             _empty_layout: empty_layout,
             capture_layout,
             morph_layout,
+            material_layout,
+            white,
             compute_layouts,
             graphics_layout,
             pipelines: Vec::new(),
@@ -831,9 +851,10 @@ impl SkinPath {
     }
 
     /// Records the draws of `batch` (instances of `prepared`) inside a
-    /// rendering scope with frame `frame`'s uniforms. May be called for
-    /// several passes. A capture path needs `capture`, aimed with
-    /// [`Batch::capture_target`].
+    /// rendering scope with frame `frame`'s uniforms, untextured (white,
+    /// opaque: [`SkinPath::record_draw_with`] without a material). May be
+    /// called for several passes. A capture path needs `capture`, aimed
+    /// with [`Batch::capture_target`].
     #[allow(clippy::too_many_arguments)]
     pub fn record_draw(
         &self,
@@ -845,7 +866,30 @@ impl SkinPath {
         polygon: vk::PolygonMode,
         capture: Option<&CaptureBuffer>,
     ) -> GpuResult<()> {
+        self.record_draw_with(
+            cmd, frame, frame_sets, batch, prepared, polygon, capture, None,
+        )
+    }
+
+    /// [`SkinPath::record_draw`] with `material` (set 4: base colour
+    /// factor, texture, alpha mode; `None`: white, opaque). A blended
+    /// material draws with blending and without depth writes: record it
+    /// after the opaque draws. A double-sided one is never culled; the
+    /// others are culled by [`SkinPathConfig::cull_mode`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_draw_with(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: usize,
+        frame_sets: &FrameSets,
+        batch: &Batch,
+        prepared: &PreparedMesh,
+        polygon: vk::PolygonMode,
+        capture: Option<&CaptureBuffer>,
+        material: Option<&GpuMaterial>,
+    ) -> GpuResult<()> {
         self.check_batch(frame, batch, prepared)?;
+        let material = material.unwrap_or(&self.white);
         let slot = &self.slots[frame];
         slot.recorded.set(true);
         let vertex_stage = self.desc.stage == Stage::Vertex;
@@ -854,6 +898,13 @@ impl SkinPath {
             influences: if vertex_stage { prepared.influences } else { 0 },
             polygon,
             morph,
+            // Wireframe has no blending variant.
+            blend: material.blend() && polygon == vk::PolygonMode::FILL,
+        };
+        let cull = if material.double_sided() {
+            vk::CullModeFlags::NONE
+        } else {
+            self.cfg.cull_mode
         };
         let pipeline = self
             .pipelines
@@ -887,11 +938,15 @@ impl SkinPath {
         // SAFETY: `cmd` is recording inside a rendering scope (the caller's
         // contract); set 0 is the frame's uniform set, set 2 the capture set
         // and set 3 the mesh's morph set for this slot (written above,
-        // before this bind), all from the set layouts this pipeline layout
-        // was made with; the index buffer is the prepared mesh's, alive while the
+        // before this bind), set 4 the material's (written when it was
+        // made, its objects alive while it is), all from the set layouts
+        // this pipeline layout was made with (the material's by an
+        // identical layout); the pipeline's cull mode is dynamic; the index buffer is the prepared mesh's, alive while the
         // mesh is, which the frame's retirement outlasts.
         unsafe {
             d.cmd_bind_descriptor_sets(cmd, gfx, layout, 0, &[frame_sets.set(frame)], &[]);
+            d.cmd_bind_descriptor_sets(cmd, gfx, layout, MATERIAL_SET, &[material.set()], &[]);
+            d.cmd_set_cull_mode(cmd, cull);
             if let Some(set) = capture_set {
                 d.cmd_bind_descriptor_sets(cmd, gfx, layout, 2, &[set], &[]);
             }
@@ -905,6 +960,11 @@ impl SkinPath {
         } else {
             self.record_output(cmd, slot, batch, prepared)
         }
+    }
+
+    /// The material set layout (set 4 of the graphics pipelines).
+    pub fn material_layout(&self) -> &DescriptorSetLayout {
+        &self.material_layout
     }
 
     /// The capture set layout (capture paths).

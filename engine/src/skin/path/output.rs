@@ -80,31 +80,31 @@ impl SkinPath {
         let out = slot.out.as_ref().ok_or_else(missing)?;
         let records = slot.records.as_ref().ok_or_else(missing)?;
         let half = (slot.out_cap * 12) as u64;
+        let colors = prepared.colors.raw();
         // SAFETY: `cmd` is recording inside a rendering scope with the plain
-        // pipeline bound; streams 0 and 1 are the output's first two regions,
-        // stream 3 the instance records and (motion) stream 5 the previous
-        // positions region, all live until the frame retires.
+        // pipeline bound; stream 3 is the instance records, streams 6 and 7
+        // the prepared mesh's base vertices (texture coordinates) and vertex
+        // colours, all live until the frame retires.
         unsafe {
-            d.cmd_bind_vertex_buffers(cmd, 0, &[out.raw(), out.raw()], &[0, half]);
             d.cmd_bind_vertex_buffers(cmd, 3, &[records.raw()], &[0]);
-            if self.cfg.motion {
-                d.cmd_bind_vertex_buffers(cmd, 5, &[out.raw()], &[2 * half]);
-            }
+            d.cmd_bind_vertex_buffers(cmd, 6, &[prepared.base.raw(), colors], &[0, 0]);
         }
         for i in 0..batch.count {
-            let offset = (batch.out_base + i * batch.vertex_count) as i32;
-            // SAFETY: as above; `batch` was checked against this frame and
-            // mesh, so instance `i`'s output vertices and record exist.
+            // Each instance's output region is bound at its first vertex,
+            // so the static streams (6, 7) line up with it from vertex 0.
+            let at = u64::from(batch.out_base + i * batch.vertex_count) * 12;
+            // SAFETY: as above; streams 0 and 1 are the output's first two
+            // regions and (motion) stream 5 the previous positions region,
+            // each bound at instance `i`'s first output vertex; `batch` was
+            // checked against this frame and mesh, so instance `i`'s output
+            // vertices and record exist.
             unsafe {
-                d.cmd_draw_indexed(
-                    cmd,
-                    prepared.index_count,
-                    1,
-                    0,
-                    offset,
-                    batch.first_record + i,
-                )
-            };
+                d.cmd_bind_vertex_buffers(cmd, 0, &[out.raw(), out.raw()], &[at, half + at]);
+                if self.cfg.motion {
+                    d.cmd_bind_vertex_buffers(cmd, 5, &[out.raw()], &[2 * half + at]);
+                }
+                d.cmd_draw_indexed(cmd, prepared.index_count, 1, 0, 0, batch.first_record + i);
+            }
         }
         Ok(())
     }

@@ -1,9 +1,15 @@
 //! A path's pipelines: built on demand per permutation (influences,
-//! polygon mode, morph), from its storage, encoding and stage GLSL.
+//! polygon mode, morph), from its storage, encoding and stage GLSL; each
+//! filled permutation also in a blending variant (alpha-blended
+//! materials: blending on, depth writes off). The cull mode is dynamic
+//! (a material's `double_sided`).
 
 use super::input::vertex_input;
 use super::{PipelineKey, SkinPath, PLAIN_VERTEX, SKINNED_FRAGMENT};
-use crate::gpu::{vk, GpuResult, GraphicsPipelineDesc, Pipeline, ShaderDesc, ShaderModule};
+use crate::gpu::{
+    is_srgb, vk, GpuResult, GraphicsOptions, GraphicsPipelineDesc, Pipeline, ShaderDesc,
+    ShaderModule,
+};
 use crate::skin::registry::Stage;
 
 impl SkinPath {
@@ -15,12 +21,13 @@ impl SkinPath {
                 influences: key_influences,
                 polygon,
                 morph: vertex && morph,
+                blend: false,
             };
             if self.pipelines.iter().any(|(k, _)| *k == key) {
                 continue;
             }
-            let p = self.build_graphics(key)?;
-            self.pipelines.push((key, p));
+            let built = self.build_graphics(key)?;
+            self.pipelines.extend(built);
         }
         let ck = (influences, morph);
         if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == ck) {
@@ -58,7 +65,12 @@ impl SkinPath {
         d
     }
 
-    pub(super) fn build_graphics(&self, key: PipelineKey) -> GpuResult<Pipeline> {
+    /// The pipelines of `key` (built with `blend` false): the opaque one
+    /// and, for filled polygons, the blending one.
+    pub(super) fn build_graphics(
+        &self,
+        key: PipelineKey,
+    ) -> GpuResult<Vec<(PipelineKey, Pipeline)>> {
         let d = &self.device;
         let vertex_stage = self.desc.stage == Stage::Vertex;
         let (file, sources) = if vertex_stage {
@@ -78,7 +90,11 @@ impl SkinPath {
             vdesc = vdesc.define("SKIN_CAPTURE", 1);
         }
         let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
-        let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
+        let mut fdesc = ShaderDesc::new(SKINNED_FRAGMENT);
+        if !is_srgb(self.cfg.color_format) {
+            fdesc = fdesc.define("MATERIAL_TARGET_UNORM", 1);
+        }
+        let fragment = ShaderModule::compile(d, &sources, &fdesc)?;
         let (bindings, attributes) = vertex_input(
             vertex_stage,
             key.influences,
@@ -86,23 +102,37 @@ impl SkinPath {
             self.cfg.motion,
         );
         let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
-        Pipeline::graphics(
-            d,
-            &self.graphics_layout,
-            &GraphicsPipelineDesc {
-                vertex: &vertex,
-                fragment: &fragment,
-                vertex_bindings: &bindings,
-                vertex_attributes: &attributes,
-                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-                polygon_mode: key.polygon,
-                cull_mode: self.cfg.cull_mode,
-                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
-                depth_test: depth,
-                depth_write: depth,
-                color_formats: &[self.cfg.color_format],
-                depth_format: self.cfg.depth_format,
-            },
-        )
+        let mut out = Vec::with_capacity(2);
+        let blends: &[bool] = if key.polygon == vk::PolygonMode::FILL {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &blend in blends {
+            let p = Pipeline::graphics_with(
+                d,
+                &self.graphics_layout,
+                &GraphicsPipelineDesc {
+                    vertex: &vertex,
+                    fragment: &fragment,
+                    vertex_bindings: &bindings,
+                    vertex_attributes: &attributes,
+                    topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                    polygon_mode: key.polygon,
+                    cull_mode: self.cfg.cull_mode,
+                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                    depth_test: depth,
+                    depth_write: depth && !blend,
+                    color_formats: &[self.cfg.color_format],
+                    depth_format: self.cfg.depth_format,
+                },
+                &GraphicsOptions {
+                    alpha_blend: blend,
+                    dynamic_cull_mode: true,
+                },
+            )?;
+            out.push((PipelineKey { blend, ..key }, p));
+        }
+        Ok(out)
     }
 }

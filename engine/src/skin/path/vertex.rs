@@ -26,8 +26,8 @@ impl SkinPath {
             .as_ref()
             .unwrap_or(&prepared.influences0);
         // SAFETY: `cmd` is recording inside a rendering scope with this
-        // path's vertex-stage pipeline bound, whose bindings 0 to 3 (and 4
-        // in capture mode) these are; the buffers live until the frame
+        // path's vertex-stage pipeline bound, whose bindings 0 to 3, 7 (and
+        // 4 in capture mode) these are; the buffers live until the frame
         // retires.
         unsafe {
             d.cmd_bind_vertex_buffers(
@@ -41,6 +41,7 @@ impl SkinPath {
                 ],
                 &[0, 0, 0, 0],
             );
+            d.cmd_bind_vertex_buffers(cmd, 7, &[prepared.colors.raw()], &[0]);
             if self.cfg.capture {
                 d.cmd_bind_vertex_buffers(cmd, 4, &[prepared.source.raw()], &[0]);
             }
