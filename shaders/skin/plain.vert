@@ -19,6 +19,7 @@ layout(location = 2) out vec4 out_tint;
 #ifdef MOTION
 layout(location = 12) in vec3 in_prev_position;
 layout(location = 3) out vec3 out_prev_position;
+layout(location = 4) out vec3 out_position;
 #endif
 
 #ifdef SKIN_CAPTURE
@@ -37,6 +38,7 @@ void main() {
 #endif
 #ifdef MOTION
     out_prev_position = instance_point(in_prev_position);
+    out_position = instance_point(in_position);
 #endif
     out_normal = instance_normal(in_normal);
     out_uv = vec2(0.0);

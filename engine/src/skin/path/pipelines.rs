@@ -78,7 +78,11 @@ impl SkinPath {
             vdesc = vdesc.define("SKIN_CAPTURE", 1);
         }
         let vertex = ShaderModule::compile(d, &sources, &vdesc)?;
-        let fragment = ShaderModule::compile(d, &sources, &ShaderDesc::new(SKINNED_FRAGMENT))?;
+        let mut fdesc = ShaderDesc::new(SKINNED_FRAGMENT);
+        if self.cfg.motion {
+            fdesc = fdesc.define("MOTION", 1);
+        }
+        let fragment = ShaderModule::compile(d, &sources, &fdesc)?;
         let (bindings, attributes) = vertex_input(
             vertex_stage,
             key.influences,
