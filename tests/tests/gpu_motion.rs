@@ -114,6 +114,63 @@ fn chain_case(targets: usize, seed: u64) -> Case {
     }
 }
 
+/// `case`'s mesh unwelded, each triangle rigidly bound to the strongest
+/// joint of its first vertex (one influence): every triangle needs one
+/// bone, so a window that motion halves to one bone (`4x3-push`) still
+/// draws it, one partition per bone.
+fn rigid_case(mut case: Case) -> Case {
+    let mesh = &mut case.model.meshes[0];
+    let k = mesh.influences.per_vertex;
+    let pick = |v: usize| {
+        let w = &mesh.influences.weights[v * k..(v + 1) * k];
+        let best = (0..k).fold(0, |b, i| if w[i] > w[b] { i } else { b });
+        mesh.influences.joints[v * k + best]
+    };
+    let src: Vec<usize> = mesh.indices.iter().map(|&i| i as usize).collect();
+    let joints: Vec<u16> = src
+        .chunks(3)
+        .flat_map(|t| {
+            let j = pick(t[0]);
+            [j, j, j]
+        })
+        .collect();
+    let take = |v: &Vec<Vec3>| -> Vec<Vec3> {
+        if v.is_empty() {
+            Vec::new()
+        } else {
+            src.iter().map(|&i| v[i]).collect()
+        }
+    };
+    let positions = take(&mesh.positions);
+    let normals = take(&mesh.normals);
+    for t in &mut mesh.morph.targets {
+        t.positions = take(&t.positions);
+        t.normals = take(&t.normals);
+        t.tangents = take(&t.tangents);
+    }
+    let uvs = src
+        .iter()
+        .filter_map(|&i| mesh.uvs.get(i).copied())
+        .collect();
+    let colors = src
+        .iter()
+        .filter_map(|&i| mesh.colors.get(i).copied())
+        .collect();
+    let tangents = src
+        .iter()
+        .filter_map(|&i| mesh.tangents.get(i).copied())
+        .collect();
+    mesh.influences = vkskin::mesh::Influences::new(1, joints, vec![1.0; src.len()]);
+    mesh.positions = positions;
+    mesh.normals = normals;
+    mesh.uvs = uvs;
+    mesh.colors = colors;
+    mesh.tangents = tangents;
+    mesh.indices = (0..src.len() as u32).collect();
+    case.label = format!("rigid {}", case.label);
+    case
+}
+
 /// The path's CPU reference of `pose` on `mesh`.
 fn reference(
     desc: &PathDesc,
@@ -241,6 +298,7 @@ fn every_path_outputs_the_previous_pose_like_the_reference() {
         tube_case(8, 6, 2),
         tube_case(4, 0, 5),
         chain_case(5, 6),
+        rigid_case(chain_case(3, 8)),
     ];
     let (mut served, mut partitioned, mut refused) = (0, 0, 0);
     for desc in paths() {

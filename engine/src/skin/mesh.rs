@@ -471,11 +471,9 @@ pub(crate) fn prepare(
         let vertices = crate::anim::BindVertices::new(mesh.positions.clone(), normals)
             .map_err(|e| fault(mesh, path, e))?;
         let targets = mesh.morph.targets.iter();
-        let morph = crate::anim::MorphDeltas::new(
-            n,
-            targets.map(|t| (&t.positions[..], &t.normals[..])),
-        )
-        .map_err(|e| fault(mesh, path, e))?;
+        let morph =
+            crate::anim::MorphDeltas::new(n, targets.map(|t| (&t.positions[..], &t.normals[..])))
+                .map_err(|e| fault(mesh, path, e))?;
         Some(CpuStreams {
             per_vertex: inf.per_vertex,
             joints: crate::anim::CheckedJoints::new(inf.joints.clone()),

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::gpu::{
-    vk, write_buffer, write_texel_buffer, BindingDesc, Buffer, BufferView, DescriptorPool, DescriptorSetLayout, Device, GpuError,
-    GpuResult,
+    vk, write_buffer, write_texel_buffer, BindingDesc, Buffer, BufferView, DescriptorPool,
+    DescriptorSetLayout, Device, GpuError, GpuResult,
 };
 use crate::mesh::SkinnedMesh;
 

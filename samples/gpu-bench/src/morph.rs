@@ -109,11 +109,14 @@ pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<CpuFigur
     let palette = &palettes[mesh.skin];
     let weights = instance_weights(1, mesh.morph.len(), active, 0.3);
     let joints = CheckedJoints::new(mesh.influences.joints.clone());
-    let bind =
-        BindVertices::new(mesh.positions.clone(), mesh.normals.clone()).map_err(|e| e.to_string())?;
+    let bind = BindVertices::new(mesh.positions.clone(), mesh.normals.clone())
+        .map_err(|e| e.to_string())?;
     let deltas = MorphDeltas::new(
         n,
-        mesh.morph.targets.iter().map(|t| (&t.positions[..], &t.normals[..])),
+        mesh.morph
+            .targets
+            .iter()
+            .map(|t| (&t.positions[..], &t.normals[..])),
     )
     .map_err(|e| e.to_string())?;
     let mut scratch = BindVertices::default();
@@ -123,9 +126,17 @@ pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<CpuFigur
     let per_vertex = |s: f64| s * 1e9 / n as f64;
     for r in 0..=runs {
         let start = Instant::now();
-        lbs_job(mesh, palette, &joints, bind.positions(), bind.normals(), &mut sp, &mut sn)
-            .run_prepared(&joints, &bind)
-            .map_err(|e| e.to_string())?;
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            bind.positions(),
+            bind.normals(),
+            &mut sp,
+            &mut sn,
+        )
+        .run_prepared(&joints, &bind)
+        .map_err(|e| e.to_string())?;
         let a = start.elapsed().as_secs_f64();
         let start = Instant::now();
         MorphBlocksJob {
@@ -136,14 +147,30 @@ pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<CpuFigur
         }
         .run()
         .map_err(|e| e.to_string())?;
-        lbs_job(mesh, palette, &joints, scratch.positions(), scratch.normals(), &mut sp, &mut sn)
-            .run_prepared(&joints, &scratch)
-            .map_err(|e| e.to_string())?;
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            scratch.positions(),
+            scratch.normals(),
+            &mut sp,
+            &mut sn,
+        )
+        .run_prepared(&joints, &scratch)
+        .map_err(|e| e.to_string())?;
         let b = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        lbs_job(mesh, palette, &joints, &mesh.positions, &mesh.normals, &mut sp, &mut sn)
-            .run()
-            .map_err(|e| e.to_string())?;
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            &mesh.positions,
+            &mesh.normals,
+            &mut sp,
+            &mut sn,
+        )
+        .run()
+        .map_err(|e| e.to_string())?;
         let c = start.elapsed().as_secs_f64();
         let start = Instant::now();
         MorphJob {

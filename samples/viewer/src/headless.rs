@@ -90,7 +90,11 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             "viewer: {} on {}{} ({} joints, {} mesh(es), {} vertices), {width}x{height}, clip {}",
             scene.model.name,
             scene.path().name,
-            if args.motion_view { " (motion view)" } else { "" },
+            if args.motion_view {
+                " (motion view)"
+            } else {
+                ""
+            },
             scene.model.skeleton.len(),
             scene.model.meshes.len(),
             scene.model.vertex_count(),

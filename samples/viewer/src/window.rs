@@ -355,9 +355,9 @@ impl Viewer {
             Action::Bounds(v) => self.flags.bounds = v.unwrap_or(!self.flags.bounds),
             Action::Motion(v) => {
                 let on = v.unwrap_or(!scene.motion_view());
-                scene.set_motion_view(on).map_err(|e| {
-                    Refused(format!("motion view on {}: {e}", scene.path().name))
-                })?;
+                scene
+                    .set_motion_view(on)
+                    .map_err(|e| Refused(format!("motion view on {}: {e}", scene.path().name)))?;
             }
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
             Action::ResetCamera => {

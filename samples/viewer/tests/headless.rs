@@ -253,7 +253,11 @@ fn the_motion_view_colours_velocity_and_a_still_frame_is_uniform() {
             "{path}: frame 0 is not uniform"
         );
         let [r, g, b] = still[0];
-        assert!(r == g && g == b && r > 100, "{path}: still colour {:?}", still[0]);
+        assert!(
+            r == g && g == b && r > 100,
+            "{path}: still colour {:?}",
+            still[0]
+        );
         // Frame 2 moves (0.1 s after frame 1): the colours vary, and many
         // pixels are away from the still grey.
         let moving = colours(2);
