@@ -8,7 +8,8 @@ layout(set = 0, binding = 0, std140) uniform FrameUniforms {
     // Linear RGB in xyz; w unused.
     vec4 color;
     // Direction towards the light in xyz; w = 0 draws flat colour
-    // (wireframe), 1 shades by the skinned normal.
+    // (wireframe), 1 shades by the skinned normal, 2 (MOTION) the motion
+    // view: world-space velocity times color.w as colour (skinned.frag).
     vec4 light;
 } frame;
 #endif

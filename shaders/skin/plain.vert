@@ -23,6 +23,7 @@ layout(location = 4) out vec4 out_color;
 #ifdef MOTION
 layout(location = 12) in vec3 in_prev_position;
 layout(location = 3) out vec3 out_prev_position;
+layout(location = 5) out vec3 out_position;
 #endif
 
 #ifdef SKIN_CAPTURE
@@ -40,6 +41,7 @@ void main() {
 #endif
 #ifdef MOTION
     out_prev_position = instance_point(in_prev_position);
+    out_position = instance_point(in_position);
 #endif
     out_normal = instance_normal(in_normal);
     out_uv = in_uv;

@@ -33,7 +33,8 @@ layout(push_constant, std430) uniform DrawPush {
     uint palette_stride;
     // The draw's firstInstance.
     uint first_instance;
-    uint _pad;
+    // MOTION: vec4s from the palette to the previous one (else 0).
+    uint previous_offset;
 } pc;
 #endif
 #endif

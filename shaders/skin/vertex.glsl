@@ -4,9 +4,10 @@
 // Defines: INFLUENCES (4 or 8: a second joints/weights stream),
 // SKIN_CAPTURE (see capture.glsl), MORPH (morph targets, see morph.glsl),
 // MOTION (the previous pose: each instance's palette block holds the
-// current palette, then the previous one, so the previous palette starts
-// half a palette stride further; its world-space position is
-// out_prev_position, location 3).
+// current palette, then the previous one, pc.previous_offset vec4s on: half
+// the stride on the instanced storages, right after each partition's own
+// palette in the ubo window; the push storage pushes it half its window
+// on; its world-space position is out_prev_position, location 3).
 #include "../common/frame.glsl"
 #include "common.glsl"
 #include "instance.glsl"
@@ -28,23 +29,28 @@ layout(location = 1) out vec2 out_uv;
 layout(location = 2) out vec4 out_tint;
 #ifdef MOTION
 layout(location = 3) out vec3 out_prev_position;
+// The current world-space position (skinned.frag's motion view).
+layout(location = 5) out vec3 out_position;
 #endif
 layout(location = 4) out vec4 out_color;
 
 #include "push.glsl"
 
-#if defined(MOTION) && defined(PALETTE_IN_PUSH_CONSTANTS)
-#error "MOTION: the push storage holds no previous palette"
-#endif
-
 #ifdef PALETTE_IN_PUSH_CONSTANTS
-// One instance per draw, its palette pushed whole.
+// One instance per draw, its palette pushed whole (MOTION: the previous
+// one half the window on).
 uint palette_base() {
     return 0u;
+}
+uint previous_offset() {
+    return uint(PALETTE_VEC4S) / 2u;
 }
 #else
 uint palette_base() {
     return pc.palette_base + (uint(gl_InstanceIndex) - pc.first_instance) * pc.palette_stride;
+}
+uint previous_offset() {
+    return pc.previous_offset;
 }
 #endif
 
@@ -90,11 +96,12 @@ void main() {
     morph_vertex_previous(uint(gl_InstanceIndex), uint(gl_VertexIndex), pbp, pbn);
 #endif
     vec3 pp, pn;
-    skin_vertex(palette_base() + pc.palette_stride / 2u, j, w, pbp, pbn, pp, pn);
+    skin_vertex(palette_base() + previous_offset(), j, w, pbp, pbn, pp, pn);
 #ifdef SKIN_CAPTURE
     capture_previous(uint(gl_InstanceIndex), in_source, pp);
 #endif
     out_prev_position = instance_point(pp);
+    out_position = instance_point(p);
 #endif
     out_normal = instance_normal(n);
     out_uv = in_uv;

@@ -69,7 +69,8 @@ mod simd;
 
 pub use deform::{
     normals_are_unit, BindVertices, CheckedJoints, DualQuatSkinningJob, LinearBlendJob,
-    QuatTranslationSkinningJob, TangentPalette, TangentSkinningJob, UNIT_NORMAL_TOLERANCE,
+    MorphBlocksJob, MorphDeltas, QuatTranslationSkinningJob, TangentPalette, TangentSkinningJob,
+    UNIT_NORMAL_TOLERANCE,
 };
 pub use error::AnimError;
 pub use palette::skin::{PaletteSkin, Skin};

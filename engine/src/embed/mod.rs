@@ -71,8 +71,10 @@
 //! the slot begins again; [`Renderer::report`] says what the encoding could
 //! not keep of the last frame's palettes.
 //!
-//! **Motion vectors.** With [`SkinPathConfig::motion`] (refused on the
-//! windowed storages, ubo and push) every instance also draws its previous
+//! **Motion vectors.** With [`SkinPathConfig::motion`] (on every path; on
+//! the windowed storages, ubo and push, each draw's window then holds a
+//! partition's palette and its previous one, so half the bones per draw)
+//! every instance also draws its previous
 //! frame's skinned position: the renderer keeps each instance's last
 //! skinning matrices and morph weights (no second animation pass) and the
 //! vertex shader (or, on the compute and CPU stages, the plain pipeline

@@ -16,7 +16,9 @@ pub struct FrameUniforms {
     pub view_proj: [[f32; 4]; 4],
     /// Linear RGB in xyz.
     pub color: [f32; 4],
-    /// Towards the light in xyz; w = 0 flat colour, 1 shaded.
+    /// Towards the light in xyz; w = 0 flat colour, 1 shaded, 2 the motion
+    /// view on a path with motion vectors (`skin/skinned.frag`: world-space
+    /// velocity times `color[3]` as colour, zero velocity grey).
     pub light: [f32; 4],
 }
 

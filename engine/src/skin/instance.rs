@@ -49,8 +49,10 @@ pub struct DrawPush {
     pub palette_stride: u32,
     /// The draw's firstInstance.
     pub first_instance: u32,
-    /// Padding to 16 bytes; always zero.
-    pub _pad: u32,
+    /// Motion: vec4s from an instance's palette (partition) to its
+    /// previous one (half the stride on the instanced storages, the part's
+    /// aligned palette on the windowed ubo); 0 without motion.
+    pub previous_offset: u32,
 }
 
 /// Push constants of the compute stage (host mirror of `ComputePush` in

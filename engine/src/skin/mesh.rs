@@ -58,6 +58,11 @@ pub struct MeshPart {
     pub vertex_offset: i32,
     /// The part's first vec4 inside one instance's palette block.
     pub palette_offset: usize,
+    /// Motion vectors: vec4s from the part's palette to the previous
+    /// frame's (on the windowed storages right after the part's own,
+    /// aligned, so that one window holds both; on the others the instance's
+    /// whole previous block follows its current one); 0 without motion.
+    pub previous_offset: usize,
 }
 
 /// A skinned mesh uploaded for one path: vertex streams (partitioned when the
@@ -111,8 +116,9 @@ pub(crate) struct CpuStreams {
     /// Bind positions and normals, with their blocks of eight for the
     /// LBS and DQS kernels that read them (`run_prepared`).
     pub vertices: crate::anim::BindVertices,
-    /// The mesh's morph targets (morphed on the CPU per instance).
-    pub targets: Vec<crate::mesh::MorphTarget>,
+    /// The mesh's morph targets in the CPU morph's blocks (morphed per
+    /// instance by `MorphBlocksJob` into a per-thread scratch).
+    pub morph: crate::anim::MorphDeltas,
 }
 
 impl PreparedMesh {
@@ -276,6 +282,7 @@ pub(crate) fn prepare(
     mesh: &SkinnedMesh,
     hierarchy: &PaletteHierarchy,
     morph: MorphSetup<'_>,
+    motion: bool,
 ) -> GpuResult<PreparedMesh> {
     let palette_len = hierarchy.parent.len();
     if palette_len == 0 || hierarchy.order.len() != palette_len {
@@ -338,6 +345,7 @@ pub(crate) fn prepare(
     let mut parts = Vec::with_capacity(partitions.len());
     let mut palette_offset = 0;
     let align = part_align_vec4s.max(1);
+    let windowed = path.partitions();
     for p in &partitions {
         let first_index = indices.len() as u32;
         let vertex_offset = base.len() as i32;
@@ -382,8 +390,23 @@ pub(crate) fn prepare(
             index_count: p.indices.len() as u32,
             vertex_offset,
             palette_offset,
+            previous_offset: 0,
         });
-        palette_offset += (p.bones.len() * vpb).div_ceil(align) * align;
+        let aligned = (p.bones.len() * vpb).div_ceil(align) * align;
+        palette_offset += aligned;
+        if motion && windowed {
+            // The previous palette right after the part's own.
+            if let Some(part) = parts.last_mut() {
+                part.previous_offset = aligned;
+            }
+            palette_offset += aligned;
+        }
+    }
+    if motion && !windowed && path.stage != Stage::Cpu {
+        // The instance's previous block after its current one.
+        for part in &mut parts {
+            part.previous_offset = palette_offset;
+        }
     }
     let storage_usage = if path.stage == Stage::Compute {
         vk::BufferUsageFlags::STORAGE_BUFFER
@@ -464,12 +487,16 @@ pub(crate) fn prepare(
         };
         let vertices = crate::anim::BindVertices::new(mesh.positions.clone(), normals)
             .map_err(|e| fault(mesh, path, e))?;
+        let targets = mesh.morph.targets.iter();
+        let morph =
+            crate::anim::MorphDeltas::new(n, targets.map(|t| (&t.positions[..], &t.normals[..])))
+                .map_err(|e| fault(mesh, path, e))?;
         Some(CpuStreams {
             per_vertex: inf.per_vertex,
             joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
             weights: inf.weights.clone(),
             vertices,
-            targets: mesh.morph.targets.clone(),
+            morph,
         })
     } else {
         None

@@ -1,6 +1,7 @@
 //! Morph targets on the GPU stages (`shaders/skin/morph.glsl`): each
-//! prepared mesh with targets uploads its deltas once, laid out per GPU
-//! vertex; each frame slot holds, per instance record, a header
+//! prepared mesh with targets uploads its deltas once, into an RGBA32F
+//! texel buffer, one contiguous (position, normal) texel pair per target
+//! and GPU vertex; each frame slot holds, per instance record, a header
 //! `(first entry, count)` and the entries `(target, weight)` of the
 //! instance's non-zero weights, so a draw costs the active targets only.
 //! The CPU stage morphs on the CPU ([`crate::mesh::MorphJob`]) instead.
@@ -9,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::gpu::{
-    vk, write_buffer, BindingDesc, Buffer, DescriptorPool, DescriptorSetLayout, Device, GpuError,
-    GpuResult,
+    vk, write_buffer, write_texel_buffer, BindingDesc, Buffer, BufferView, DescriptorPool,
+    DescriptorSetLayout, Device, GpuError, GpuResult,
 };
 use crate::mesh::SkinnedMesh;
 
@@ -22,7 +23,7 @@ pub(crate) struct MorphSetup<'a> {
     pub layout: Option<&'a DescriptorSetLayout>,
     /// Frame slots (one set each).
     pub slots: usize,
-    /// Most bytes of deltas (maxStorageBufferRange, or less).
+    /// Most bytes of deltas (maxTexelBufferElements texels, or less).
     pub limit: u64,
     /// That limit in words.
     pub limit_text: String,
@@ -32,18 +33,25 @@ pub(crate) struct MorphSetup<'a> {
 /// bits (`uvec2` in `morph.glsl`).
 pub(crate) type MorphEntry = [u32; 2];
 
-/// Bytes in front of the deltas: `uvec4 info` = (targets, GPU vertices).
+/// Bytes in front of the deltas: one texel, (targets, GPU vertices) as
+/// floats.
 const INFO_BYTES: u64 = 16;
 
+/// Above the most GPU vertices (and targets) the info texel holds exactly
+/// (a float's 24-bit mantissa).
+const MAX_COUNT: usize = 1 << 24;
+
 /// The morph set layout (set 3 of both stages): binding 0 the mesh's
-/// deltas, 1 the frame's headers, 2 the frame's entries.
+/// deltas (a uniform texel buffer), 1 the frame's headers, 2 the frame's
+/// entries.
 pub(crate) fn set_layout(device: &Arc<Device>) -> GpuResult<DescriptorSetLayout> {
     let ssbo = vk::DescriptorType::STORAGE_BUFFER;
+    let texel = vk::DescriptorType::UNIFORM_TEXEL_BUFFER;
     let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::COMPUTE;
     DescriptorSetLayout::new(
         device,
         &[
-            BindingDesc::new(0, ssbo, stages),
+            BindingDesc::new(0, texel, stages),
             BindingDesc::new(1, ssbo, stages),
             BindingDesc::new(2, ssbo, stages),
         ],
@@ -93,6 +101,7 @@ pub(crate) struct MorphGpu {
     pub targets: usize,
     /// The `SkinPath` that prepared it (its sets name that path's slots).
     path_id: u64,
+    _view: BufferView,
     _deltas: Buffer,
     _pool: DescriptorPool,
     /// One set per frame slot: the deltas and that slot's buffers.
@@ -119,6 +128,13 @@ impl MorphGpu {
         let t = targets.len();
         let verts = source.len();
         let bytes = delta_bytes(t, verts);
+        if verts >= MAX_COUNT || t >= MAX_COUNT {
+            return Err(fault(format!(
+                "{t} morph targets over {verts} GPU vertices: the deltas' texel buffer \
+                 holds up to {} of each",
+                MAX_COUNT - 1
+            )));
+        }
         if bytes.is_none_or(|b| b > limit) {
             return Err(fault(format!(
                 "{t} morph targets over {verts} GPU vertices need {} bytes of deltas, \
@@ -126,41 +142,44 @@ impl MorphGpu {
                 bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string())
             )));
         }
+        // Texel 0: the counts as floats (exact: both below 2^24); then per target and GPU vertex a (position,
+        // normal) pair, zero where the target lacks the attribute.
         let mut data: Vec<[f32; 4]> = vec![[0.0; 4]; 1 + 2 * t * verts];
-        data[0] = [
-            f32::from_bits(t as u32),
-            f32::from_bits(verts as u32),
-            0.0,
-            0.0,
-        ];
-        let (positions, normals) = data[1..].split_at_mut(t * verts);
+        data[0] = [t as f32, verts as f32, 0.0, 0.0];
         for (i, target) in targets.iter().enumerate() {
-            for (attr, out) in [
-                (&target.positions, &mut *positions),
-                (&target.normals, &mut *normals),
-            ] {
+            let run = &mut data[1 + 2 * i * verts..1 + 2 * (i + 1) * verts];
+            for (k, attr) in [&target.positions, &target.normals].into_iter().enumerate() {
                 if attr.is_empty() {
                     continue;
                 }
                 for (v, &s) in source.iter().enumerate() {
-                    out[i * verts + v] = attr[s as usize].extend(0.0).to_array();
+                    run[2 * v + k] = attr[s as usize].extend(0.0).to_array();
                 }
             }
         }
         let deltas = Buffer::device_local_with_data(
             device,
             "mesh morph deltas",
-            vk::BufferUsageFlags::STORAGE_BUFFER,
+            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
             bytemuck::cast_slice(&data),
+        )?;
+        let view = BufferView::new(
+            device,
+            &deltas,
+            vk::Format::R32G32B32A32_SFLOAT,
+            0,
+            deltas.size(),
         )?;
         let pool = DescriptorPool::new(device, &[layout], slots as u32)?;
         let sets = pool.allocate(layout, slots)?;
         for &set in &sets {
-            write_buffer(device, set, 0, vk::DescriptorType::STORAGE_BUFFER, &deltas);
+            let ty = vk::DescriptorType::UNIFORM_TEXEL_BUFFER;
+            write_texel_buffer(device, set, 0, ty, &view);
         }
         Ok(Self {
             targets: t,
             path_id: setup.path_id,
+            _view: view,
             _deltas: deltas,
             _pool: pool,
             sets,

@@ -3,9 +3,11 @@
 //! of which `--morph-active` are non-zero per instance (spread over the
 //! list, weights changing from frame to frame and instance to instance).
 //!
-//! CPU: `MorphJob` then `LinearBlendJob` against `LinearBlendJob` alone on
+//! CPU: what the CPU stage runs, `MorphBlocksJob` into a reused scratch
+//! then `LinearBlendJob::run_prepared`, against `run_prepared` alone on
 //! one instance of the mesh, ns per vertex (median of `--frames` x 4 runs
-//! after a warm-up). GPU: per selected path and instance count, the same
+//! after a warm-up); and the reference pair, `MorphJob` then
+//! `LinearBlendJob::run` against `run` alone. GPU: per selected path and instance count, the same
 //! frames as the main bench ([`super::Bench`]) of the character without
 //! targets and of the morphing one (`BatchWriter::animate_morphed`), their
 //! GPU milliseconds from the path's timestamps and the ratio. Prints a
@@ -14,7 +16,7 @@
 use std::time::Instant;
 
 use glam::Vec3;
-use vkskin::anim::LinearBlendJob;
+use vkskin::anim::{BindVertices, CheckedJoints, LinearBlendJob, MorphBlocksJob, MorphDeltas};
 use vkskin::assets::Model;
 use vkskin::mesh::{MorphJob, MorphSet, MorphTarget};
 
@@ -82,8 +84,22 @@ pub fn instance_weights(n: usize, targets: usize, active: &[usize], t: f32) -> V
     w
 }
 
-/// CPU cost per vertex, ns: (LBS alone, MorphJob + LBS).
-pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<(f64, f64), String> {
+/// CPU cost per vertex, ns, of one instance (median of `runs` runs).
+pub struct CpuFigures {
+    /// The CPU stage without targets: `LinearBlendJob::run_prepared`.
+    pub plain: f64,
+    /// The CPU stage with targets: `MorphBlocksJob` into a reused scratch,
+    /// then `run_prepared` on it.
+    pub morphed: f64,
+    /// The reference for comparison: `MorphJob` then `LinearBlendJob::run`
+    /// (what the CPU stage did before `MorphBlocksJob`).
+    pub reference: f64,
+    /// `LinearBlendJob::run` alone (the reference's baseline).
+    pub reference_plain: f64,
+}
+
+/// Measures [`CpuFigures`] on `model`'s mesh 0 with `active` targets.
+pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<CpuFigures, String> {
     let mesh = &model.meshes[0];
     let n = mesh.vertex_count();
     let pose = model
@@ -92,28 +108,70 @@ pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<(f64, f6
     let palettes = model.skin_matrices(&pose).map_err(|e| e.to_string())?;
     let palette = &palettes[mesh.skin];
     let weights = instance_weights(1, mesh.morph.len(), active, 0.3);
+    let joints = CheckedJoints::new(mesh.influences.joints.clone());
+    let bind = BindVertices::new(mesh.positions.clone(), mesh.normals.clone())
+        .map_err(|e| e.to_string())?;
+    let deltas = MorphDeltas::new(
+        n,
+        mesh.morph
+            .targets
+            .iter()
+            .map(|t| (&t.positions[..], &t.normals[..])),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut scratch = BindVertices::default();
     let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
     let (mut sp, mut sn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-    let lbs = |positions: &[Vec3], normals: &[Vec3], sp: &mut [Vec3], sn: &mut [Vec3]| {
-        LinearBlendJob {
-            skin: palette,
-            per_vertex: mesh.influences.per_vertex,
-            joints: &mesh.influences.joints,
-            weights: &mesh.influences.weights,
-            positions,
-            normals,
-            out_positions: sp,
-            out_normals: sn,
-            unit_normals: false,
-        }
-        .run()
-        .map_err(|e| e.to_string())
-    };
-    let (mut plain, mut morphed) = (Vec::new(), Vec::new());
+    let mut times: [Vec<f64>; 4] = Default::default();
+    let per_vertex = |s: f64| s * 1e9 / n as f64;
     for r in 0..=runs {
         let start = Instant::now();
-        lbs(&mesh.positions, &mesh.normals, &mut sp, &mut sn)?;
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            bind.positions(),
+            bind.normals(),
+            &mut sp,
+            &mut sn,
+        )
+        .run_prepared(&joints, &bind)
+        .map_err(|e| e.to_string())?;
         let a = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        MorphBlocksJob {
+            deltas: &deltas,
+            weights: &weights,
+            base: &bind,
+            out: &mut scratch,
+        }
+        .run()
+        .map_err(|e| e.to_string())?;
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            scratch.positions(),
+            scratch.normals(),
+            &mut sp,
+            &mut sn,
+        )
+        .run_prepared(&joints, &scratch)
+        .map_err(|e| e.to_string())?;
+        let b = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        lbs_job(
+            mesh,
+            palette,
+            &joints,
+            &mesh.positions,
+            &mesh.normals,
+            &mut sp,
+            &mut sn,
+        )
+        .run()
+        .map_err(|e| e.to_string())?;
+        let c = start.elapsed().as_secs_f64();
         let start = Instant::now();
         MorphJob {
             targets: &mesh.morph.targets,
@@ -127,14 +185,46 @@ pub fn cpu_pass(model: &Model, active: &[usize], runs: usize) -> Result<(f64, f6
         }
         .run()
         .map_err(|e| e.to_string())?;
-        lbs(&mp, &mn, &mut sp, &mut sn)?;
-        let b = start.elapsed().as_secs_f64();
+        lbs_job(mesh, palette, &joints, &mp, &mn, &mut sp, &mut sn)
+            .run()
+            .map_err(|e| e.to_string())?;
+        let d = start.elapsed().as_secs_f64();
         if r > 0 {
-            plain.push(a * 1e9 / n as f64);
-            morphed.push(b * 1e9 / n as f64);
+            for (t, s) in times.iter_mut().zip([a, b, c, d]) {
+                t.push(per_vertex(s));
+            }
         }
     }
-    Ok((median(plain), median(morphed)))
+    let [plain, morphed, reference_plain, reference] = times.map(median);
+    Ok(CpuFigures {
+        plain,
+        morphed,
+        reference,
+        reference_plain,
+    })
+}
+
+/// The CPU stage's linear blend of `mesh` from `positions` and `normals`.
+fn lbs_job<'a>(
+    mesh: &'a vkskin::mesh::SkinnedMesh,
+    palette: &'a [vkskin::glam::Affine3A],
+    joints: &'a [u16],
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    out_positions: &'a mut [Vec3],
+    out_normals: &'a mut [Vec3],
+) -> LinearBlendJob<'a> {
+    LinearBlendJob {
+        skin: palette,
+        per_vertex: mesh.influences.per_vertex,
+        joints,
+        weights: &mesh.influences.weights,
+        positions,
+        normals,
+        out_positions,
+        out_normals,
+        unit_normals: false,
+    }
 }
 
 /// The whole `--morph` run on `device`: CPU figures, then every path and
@@ -155,13 +245,28 @@ pub fn run(
         active.len(),
         super::cpu_model()
     );
-    let (lbs, both) = cpu_pass(&morphing, &active, (4 * args.frames).max(20))?;
+    let cpu = cpu_pass(&morphing, &active, (4 * args.frames).max(20))?;
     println!();
-    println!("| CPU, one instance | ns / vertex |");
-    println!("|---|---:|");
-    println!("| LinearBlendJob | {lbs:.2} |");
-    println!("| MorphJob + LinearBlendJob | {both:.2} |");
-    println!("| ratio | {:.2} |", both / lbs);
+    println!("| CPU, one instance | ns / vertex | ratio |");
+    println!("|---|---:|---:|");
+    println!(
+        "| CPU stage: LinearBlendJob::run_prepared | {:.2} | |",
+        cpu.plain
+    );
+    println!(
+        "| CPU stage: MorphBlocksJob + run_prepared | {:.2} | {:.2} |",
+        cpu.morphed,
+        cpu.morphed / cpu.plain
+    );
+    println!(
+        "| reference: LinearBlendJob::run | {:.2} | |",
+        cpu.reference_plain
+    );
+    println!(
+        "| reference: MorphJob + LinearBlendJob::run | {:.2} | {:.2} |",
+        cpu.reference,
+        cpu.reference / cpu.reference_plain
+    );
     println!();
     let total = descs.len() * args.instances.len();
     let mut runs: Vec<Vec<Case>> = Vec::new();

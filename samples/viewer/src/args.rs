@@ -15,6 +15,7 @@ Keys (windowed):
   W            wireframe               K            skeleton overlay
   N            every joint's name      R            reframe the camera
   U            up axis Y / Z           B            skinned bounds box
+  M            motion view (velocity as colour)
   Tab          panel on / off          F12 / S      screenshot (screenshot_N.png)
   Esc          quit
 Mouse: drag to orbit, right-drag (or Shift+drag) to pan, wheel to zoom; hover
@@ -25,7 +26,7 @@ count every pass of the redraw loop, drawn or skipped while minimised):
   resize WxH | minimise | restore | path NAME | clip NAME|next|#I |
   crossfade NAME|next|#I SECONDS | speed X | pause | play | seek SECONDS |
   step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
-  bounds [on|off] |
+  bounds [on|off] | motion [on|off] |
   influences K|file | frames-in-flight N | vsync on|off | panel on|off |
   orbit DYAW DPITCH | zoom F | up y|z | weight I VALUE | weight reset |
   screenshot FILE | open FILE | quit
@@ -78,6 +79,13 @@ pub struct Args {
     /// default and the headless contract's).
     #[arg(long, default_value_t = 4)]
     pub max_influences: usize,
+    /// Draw the motion view: world-space velocity as colour (x red, y
+    /// green, z blue, 0.5 + 0.5 x velocity / (0.25 bounds diagonals per
+    /// second), clamped; still is grey), on a path built with motion
+    /// vectors. Headless: frame 0 is still, frame i's velocity is from
+    /// frame i - 1's pose.
+    #[arg(long)]
+    pub motion_view: bool,
     /// Start with the panel hidden (Tab shows it).
     #[arg(long)]
     pub no_panel: bool,

@@ -70,6 +70,11 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
                 extras: false,
             },
         )?;
+        let mut scene = scene;
+        if args.motion_view {
+            scene.set_motion_view(true)?;
+            scene.motion_dt = 1.0 / args.fps;
+        }
         let (width, height) = args.size;
         let aspect = width as f32 / height as f32;
         let view_proj = Orbit::with_up(scene.model.file_axis(args.up.vector()))
@@ -82,9 +87,14 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             .map_err(|e| e.to_string())?,
         );
         println!(
-            "viewer: {} on {} ({} joints, {} mesh(es), {} vertices), {width}x{height}, clip {}",
+            "viewer: {} on {}{} ({} joints, {} mesh(es), {} vertices), {width}x{height}, clip {}",
             scene.model.name,
             scene.path().name,
+            if args.motion_view {
+                " (motion view)"
+            } else {
+                ""
+            },
             scene.model.skeleton.len(),
             scene.model.meshes.len(),
             scene.model.vertex_count(),

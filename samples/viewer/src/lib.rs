@@ -47,6 +47,14 @@
 //!   PolygonMode::FILL, None, Some(materials.for_mesh(mesh)))` per mesh in
 //!   order, first the meshes whose material does not blend, then those
 //!   that do; then `finish`;
+//! - `--motion-view`: the path is built with `SkinPathConfig::motion`, every
+//!   mesh written with `InstanceWriter::write_motion` (previous pose: the
+//!   previous frame's palettes and weights; frame 0 passes `None`, still),
+//!   and the uniforms are `color: [1, 1, 1, 1 / (0.25 * b.diagonal() /
+//!   fps)]`, `light: [0.3, 0.5, 1.0, 2.0]`: `skin/skinned.frag` draws
+//!   world-space velocity as colour, `0.5 + 0.5 * clamp(velocity / (0.25
+//!   bounds diagonals per second))` per axis (x red, y green, z blue; still
+//!   is grey);
 //! - no panel, no skeleton overlay, no text. Frames are written as
 //!   `frame_0000.png`, `frame_0001.png`, ... and `contact_sheet.png` (see
 //!   [`contact`]) in the `--out` folder.

@@ -67,7 +67,20 @@ pub struct Scene {
     markers: Option<JointMarkers>,
     /// What the encoding could not keep in the last frame's palettes.
     pub report: PaletteReport,
+    /// The motion view: the path is built with motion vectors and draws
+    /// world-space velocity as colour (`skin/skinned.frag`).
+    motion: bool,
+    /// The last frame's palettes and weights (motion view; `None` after a
+    /// teleport: the next frame has zero velocity).
+    previous: Option<(Vec<Vec<Affine3A>>, Vec<f32>)>,
+    /// Seconds of animation between the last frame and the next (the
+    /// motion view's colour scale); set by the caller.
+    pub motion_dt: f32,
 }
+
+/// The motion view's colour saturates at this many bounds diagonals per
+/// second of world-space speed.
+pub const MOTION_FULL_SCALE: f32 = 0.25;
 
 fn gpu(e: GpuError) -> String {
     e.to_string()
@@ -101,7 +114,8 @@ impl Scene {
             .map(|s| PaletteHierarchy::new(s, &model.skeleton))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("{name}: {e}"))?;
-        let (path, meshes) = build_path(device, &desc, path_desc, &model, &hierarchies, None)?;
+        let (path, meshes) =
+            build_path(device, &desc, path_desc, &model, &hierarchies, None, false)?;
         let frame_sets = FrameSets::new(device, desc.frames_in_flight).map_err(gpu)?;
         let markers = if desc.extras {
             Some(
@@ -139,7 +153,44 @@ impl Scene {
             markers,
             report: PaletteReport::default(),
             model,
+            motion: false,
+            previous: None,
+            motion_dt: 1.0 / 30.0,
         })
+    }
+
+    /// Whether the motion view is on.
+    pub fn motion_view(&self) -> bool {
+        self.motion
+    }
+
+    /// Turns the motion view on or off: rebuilds the path with (or
+    /// without) motion vectors; the first frame after has zero velocity.
+    pub fn set_motion_view(&mut self, on: bool) -> Result<(), String> {
+        if on == self.motion {
+            return Ok(());
+        }
+        let (path, meshes) = build_path(
+            &self.device,
+            &self.desc,
+            self.path.desc(),
+            &self.model,
+            &self.hierarchies,
+            self.influences,
+            on,
+        )?;
+        self.path = path;
+        self.meshes = meshes;
+        self.batches.fill(None);
+        self.motion = on;
+        self.previous = None;
+        Ok(())
+    }
+
+    /// Flags a time jump (seek, clip change, path change): the next frame
+    /// of the motion view has zero velocity.
+    pub fn teleport(&mut self) {
+        self.previous = None;
     }
 
     pub fn path(&self) -> &'static PathDesc {
@@ -186,6 +237,7 @@ impl Scene {
             &self.model,
             &self.hierarchies,
             self.influences,
+            self.motion,
         )?;
         // The old path and meshes retire once the frames that used them have.
         self.path = path;
@@ -206,6 +258,7 @@ impl Scene {
             &self.model,
             &self.hierarchies,
             k,
+            self.motion,
         )?;
         self.path = path;
         self.meshes = meshes;
@@ -226,6 +279,7 @@ impl Scene {
             &self.model,
             &self.hierarchies,
             self.influences,
+            self.motion,
         )?;
         let frame_sets = FrameSets::new(&self.device, n).map_err(gpu)?;
         self.path = path;
@@ -297,7 +351,21 @@ impl Scene {
             let mut writer = self.path.batch(frame, mesh, 1).map_err(gpu)?;
             self.batches[i] = Some(writer.batch());
             let targets = &self.model.meshes[i].morph;
-            let r = if targets.is_empty() {
+            let r = if self.motion {
+                let w = targets.weights(&self.weights).unwrap_or(&[]);
+                let previous = self.previous.as_ref().map(|(skins, weights)| {
+                    (
+                        skins[self.model.meshes[i].skin].as_slice(),
+                        targets.weights(weights).unwrap_or(&[]),
+                    )
+                });
+                let mut report = PaletteReport::default();
+                for instance in writer.instances() {
+                    let r = instance.write_motion(skin, w, previous, &Affine3A::IDENTITY, tint);
+                    report.merge(&r.map_err(gpu)?);
+                }
+                Ok(report)
+            } else if targets.is_empty() {
                 writer.write_all(|_| (skin.as_slice(), Affine3A::IDENTITY, tint))
             } else {
                 let w = targets.weights(&self.weights).ok_or_else(|| {
@@ -313,13 +381,21 @@ impl Scene {
             report.merge(&r);
         }
         self.report = report;
+        let (color, light) = if self.motion {
+            self.previous = Some((self.skins.clone(), self.weights.clone()));
+            let speed = MOTION_FULL_SCALE * self.bounds.diagonal() * self.motion_dt;
+            let scale = if speed > 0.0 { 1.0 / speed } else { 0.0 };
+            ([1.0, 1.0, 1.0, scale], [LIGHT[0], LIGHT[1], LIGHT[2], 2.0])
+        } else {
+            ([1.0; 4], LIGHT)
+        };
         self.frame_sets
             .write(
                 frame,
                 &FrameUniforms {
                     view_proj: view_proj.to_cols_array_2d(),
-                    color: [1.0; 4],
-                    light: LIGHT,
+                    color,
+                    light,
                 },
             )
             .map_err(gpu)
@@ -413,9 +489,11 @@ fn build_path(
     model: &Model,
     hierarchies: &[PaletteHierarchy],
     influences: Option<usize>,
+    motion: bool,
 ) -> Result<(SkinPath, Vec<PreparedMesh>), String> {
     let mut cfg = SkinPathConfig::new(desc.color_format, desc.depth_format, desc.frames_in_flight);
     cfg.wireframe = desc.extras && device.features().fill_mode_non_solid;
+    cfg.motion = motion;
     let mut path = SkinPath::new(device, path_desc, cfg).map_err(gpu)?;
     let mut meshes = Vec::with_capacity(model.meshes.len());
     for mesh in &model.meshes {

@@ -43,6 +43,8 @@ pub enum Action {
     Skeleton(Option<bool>),
     /// The skinned box (`mesh::JointBounds`) drawn as lines.
     Bounds(Option<bool>),
+    /// The motion view (velocity as colour).
+    Motion(Option<bool>),
     Names(Option<bool>),
     Panel(Option<bool>),
     ResetCamera,
@@ -168,6 +170,7 @@ fn parse_event(event: &str) -> Result<Action, String> {
         "skeleton" => Action::Skeleton(on_off(arg)?),
         "names" => Action::Names(on_off(arg)?),
         "bounds" => Action::Bounds(on_off(arg)?),
+        "motion" => Action::Motion(on_off(arg)?),
         "panel" => Action::Panel(on_off(arg)?),
         "influences" => match arg {
             Some("file") => Action::Influences(None),
@@ -239,6 +242,10 @@ mod tests {
         assert_eq!(s.due(3), vec![Action::Bounds(None)]);
         assert_eq!(s.due(4), vec![Action::Bounds(Some(true))]);
         assert_eq!(s.due(5), vec![Action::Bounds(Some(false))]);
+        let mut s = Script::parse("3:motion; 4:motion on; 5:motion off").unwrap();
+        assert_eq!(s.due(3), vec![Action::Motion(None)]);
+        assert_eq!(s.due(4), vec![Action::Motion(Some(true))]);
+        assert_eq!(s.due(5), vec![Action::Motion(Some(false))]);
     }
 
     #[test]

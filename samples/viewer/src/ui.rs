@@ -51,6 +51,8 @@ pub struct Snapshot<'a> {
     pub skeleton: bool,
     /// Whether the skinned box is drawn.
     pub bounds: bool,
+    /// Whether the motion view (velocity as colour) is on.
+    pub motion: bool,
     /// The skinned box's eight corners on screen (bit 0 of the index: x at
     /// max, bit 1: y, bit 2: z), empty when not drawn.
     pub bounds_on_screen: &'a [Option<Pos2>],
@@ -319,6 +321,14 @@ fn view(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
     let mut bounds = s.bounds;
     if ui.checkbox(&mut bounds, "skinned bounds").changed() {
         actions.push(Action::Bounds(Some(bounds)));
+    }
+    let mut motion = s.motion;
+    if ui
+        .checkbox(&mut motion, "motion view (velocity)")
+        .on_hover_text("world-space velocity as colour: x red, y green, z blue; still is grey")
+        .changed()
+    {
+        actions.push(Action::Motion(Some(motion)));
     }
     let mut names = s.names;
     if ui.checkbox(&mut names, "all joint names").changed() {

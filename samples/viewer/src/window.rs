@@ -122,7 +122,8 @@ impl Viewer {
             frames_in_flight: setup.frames_in_flight,
             extras: true,
         };
-        let scene = match Scene::new(device, model.clone(), args.path.as_deref(), desc.clone()) {
+        let mut scene = match Scene::new(device, model.clone(), args.path.as_deref(), desc.clone())
+        {
             Ok(s) => s,
             Err(e) if args.path.is_some() => {
                 note(&mut notes, format!("{e}; using the automatic choice"), true);
@@ -130,6 +131,9 @@ impl Viewer {
             }
             Err(e) => return Err(e),
         };
+        if args.motion_view {
+            scene.set_motion_view(true)?;
+        }
         let clip = args.clip.as_deref().and_then(|name| {
             find_clip(&scene.model, name)
                 .map_err(|e| note(&mut notes, e, true))
@@ -241,7 +245,10 @@ impl Viewer {
             Action::TogglePlay => player.playing = !player.playing,
             Action::Speed(s) => player.speed = s,
             Action::SpeedBy(f) => player.speed *= f,
-            Action::Seek(t) => player.seek(model, t),
+            Action::Seek(t) => {
+                player.seek(model, t);
+                scene.teleport();
+            }
             Action::Step(n) => {
                 player.playing = false;
                 let t = player.time + n as f32 * STEP_SECONDS;
@@ -250,6 +257,7 @@ impl Viewer {
             Action::Clip(_) => {
                 if let Some(c) = clip {
                     player.set_clip(model, c);
+                    scene.teleport();
                 }
             }
             Action::Crossfade(_, secs) => {
@@ -345,6 +353,12 @@ impl Viewer {
             Action::Skeleton(v) => self.flags.skeleton = v.unwrap_or(!self.flags.skeleton),
             Action::Names(v) => self.flags.names = v.unwrap_or(!self.flags.names),
             Action::Bounds(v) => self.flags.bounds = v.unwrap_or(!self.flags.bounds),
+            Action::Motion(v) => {
+                let on = v.unwrap_or(!scene.motion_view());
+                scene
+                    .set_motion_view(on)
+                    .map_err(|e| Refused(format!("motion view on {}: {e}", scene.path().name)))?;
+            }
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
             Action::ResetCamera => {
                 self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()))
@@ -451,6 +465,7 @@ impl Viewer {
                 "k" => Action::Skeleton(None),
                 "n" => Action::Names(None),
                 "b" => Action::Bounds(None),
+                "m" => Action::Motion(None),
                 "r" => Action::ResetCamera,
                 "u" => Action::Up(None),
                 "s" => Action::Screenshot(None),
@@ -558,6 +573,11 @@ impl App for Viewer {
         let dt = f.dt.min(0.25);
         let t0 = Instant::now();
         self.player.advance(&self.scene.model, dt);
+        self.scene.motion_dt = if self.player.playing {
+            dt * self.player.speed
+        } else {
+            0.0
+        };
         let locals = self
             .player
             .sample(&self.scene.model)
@@ -669,6 +689,7 @@ impl App for Viewer {
             wireframe_available: scene.wireframe_available(),
             skeleton: self.flags.skeleton,
             bounds: self.flags.bounds,
+            motion: scene.motion_view(),
             bounds_on_screen: &bounds_on_screen,
             names: self.flags.names,
             stats: self.stats,

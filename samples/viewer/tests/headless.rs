@@ -201,3 +201,75 @@ fn the_morph_demo_changes_shape_as_its_weights_animate() {
     assert_eq!(differing(&frames[0], &frames[2]), 0);
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn the_motion_view_colours_velocity_and_a_still_frame_is_uniform() {
+    // builtin:morph (skinned and morphed by its clip), on a windowed path
+    // too (motion in the ubo window) and the compute stage.
+    for path in ["4x3-ssbo", "dq-ubo", "4x3-compute"] {
+        let out = temp(&format!("motion-{path}"));
+        let o = viewer(&[
+            "builtin:morph",
+            "--headless",
+            "--motion-view",
+            "--path",
+            path,
+            "--frames",
+            "3",
+            "--fps",
+            "10",
+            "--size",
+            "160x120",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{path}: viewer exited with {}\nstdout:\n{}\nstderr:\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let colours = |i: usize| {
+            let (_, _, px) = decode(&out.join(format!("frame_{i:04}.png")));
+            let drawn: Vec<[u8; 3]> = px
+                .chunks(4)
+                .filter(|p| {
+                    p[..3]
+                        .iter()
+                        .zip([15u8, 18, 23])
+                        .any(|(a, b)| a.abs_diff(b) > 4)
+                })
+                .map(|p| [p[0], p[1], p[2]])
+                .collect();
+            assert!(drawn.len() > 300, "{path} frame {i}: {} drawn", drawn.len());
+            drawn
+        };
+        // Frame 0 has no previous pose (a teleport): every drawn pixel is
+        // the same grey, zero velocity.
+        let still = colours(0);
+        assert!(
+            still.iter().all(|c| *c == still[0]),
+            "{path}: frame 0 is not uniform"
+        );
+        let [r, g, b] = still[0];
+        assert!(
+            r == g && g == b && r > 100,
+            "{path}: still colour {:?}",
+            still[0]
+        );
+        // Frame 2 moves (0.1 s after frame 1): the colours vary, and many
+        // pixels are away from the still grey.
+        let moving = colours(2);
+        let away = moving
+            .iter()
+            .filter(|c| c.iter().zip(&still[0]).any(|(a, b)| a.abs_diff(*b) > 8))
+            .count();
+        assert!(
+            away > moving.len() / 10,
+            "{path}: {away} of {} pixels show velocity",
+            moving.len()
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}

@@ -122,8 +122,8 @@ impl std::ops::Deref for CheckedJoints {
 /// and lends them out read-only, so the two forms cannot drift apart.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BindVertices {
-    positions: Box<[Vec3]>,
-    normals: Box<[Vec3]>,
+    pub(super) positions: Box<[Vec3]>,
+    pub(super) normals: Box<[Vec3]>,
     pub(super) position_blocks: Box<[Vec3x8]>,
     pub(super) normal_blocks: Box<[Vec3x8]>,
 }
@@ -147,6 +147,22 @@ impl BindVertices {
             positions: positions.into_boxed_slice(),
             normals: normals.into_boxed_slice(),
         })
+    }
+
+    /// Makes the streams `n` long (normals: `n`, or none without
+    /// `normals`) and the blocks `n / 8`, keeping the allocations when the
+    /// lengths already match; the contents are then stale until a writer
+    /// (`MorphBlocksJob`) fills every one.
+    pub(super) fn resize_like(&mut self, n: usize, normals: bool) {
+        let m = if normals { n } else { 0 };
+        if self.positions.len() != n {
+            self.positions = vec![Vec3::ZERO; n].into_boxed_slice();
+            self.position_blocks = vec![Vec3x8::default(); n / 8].into_boxed_slice();
+        }
+        if self.normals.len() != m {
+            self.normals = vec![Vec3::ZERO; m].into_boxed_slice();
+            self.normal_blocks = vec![Vec3x8::default(); m / 8].into_boxed_slice();
+        }
     }
 
     /// Bind-pose positions, one per vertex.

@@ -6,10 +6,12 @@ use super::{AnimError, DualQuat, QuatTranslation};
 pub(crate) use crate::anim::simd::lanes::{cofactor, Vec3x8};
 
 mod bind;
+mod morph;
 mod tangents;
 
 pub(crate) use bind::max_joint;
 pub use bind::{BindVertices, CheckedJoints};
+pub use morph::{MorphBlocksJob, MorphDeltas};
 #[cfg(target_arch = "x86_64")]
 use std::mem::MaybeUninit;
 pub use tangents::{TangentPalette, TangentSkinningJob};

@@ -528,20 +528,20 @@ impl InstanceWriter<'_> {
             };
             *out.header = [out.first_entry, count | (prev_count << 16)];
         }
-        let ivs = m.instance_vec4s;
-        let (palette, prev_palette) = if self.motion && m.cpu.is_none() {
-            let split = ivs.min(self.palette.len());
-            self.palette.split_at_mut(split)
-        } else {
-            (&mut *self.palette, &mut [][..])
-        };
-        let mut report = pose(m, skin, weights, palette, self.positions, self.normals)?;
+        let mut report = pose(
+            m,
+            skin,
+            weights,
+            (&mut *self.palette, false),
+            self.positions,
+            self.normals,
+        )?;
         if self.motion {
             let prev = pose(
                 m,
                 prev_skin,
                 prev_weights,
-                prev_palette,
+                (&mut *self.palette, true),
                 self.prev_positions,
                 self.prev_normals,
             )?;
@@ -553,14 +553,22 @@ impl InstanceWriter<'_> {
     }
 }
 
+thread_local! {
+    /// The CPU stage's morphed bind vertices, reused per thread.
+    static MORPHED: std::cell::RefCell<crate::anim::BindVertices> =
+        std::cell::RefCell::new(crate::anim::BindVertices::default());
+}
+
 /// Poses `m` with `skin` and morph `weights` (`None`: all zero): encodes
-/// the palette into `palette` (GPU stages) or skins the mesh into
-/// `positions` and `normals` (CPU stage).
+/// the palette into the instance's block `palette.0` (GPU stages; with
+/// `palette.1` into each part's previous palette, `MeshPart::
+/// previous_offset` on) or skins the mesh into `positions` and `normals`
+/// (CPU stage).
 fn pose(
     m: &PreparedMesh,
     skin: &[Affine3A],
     weights: Option<&[f32]>,
-    palette: &mut [[f32; 4]],
+    (palette, previous): (&mut [[f32; 4]], bool),
     positions: &mut [Vec3],
     normals: &mut [Vec3],
 ) -> GpuResult<PaletteReport> {
@@ -571,54 +579,43 @@ fn pose(
     match &m.cpu {
         Some(cpu) => {
             // Morphed bind vertices, only where some weight is active (all
-            // zero draws the bind streams, as the GPU stages' empty list).
+            // zero draws the bind streams, as the GPU stages' empty list),
+            // into this thread's scratch (no allocation once warm).
             let active = weights.filter(|w| w.iter().any(|&x| x != 0.0));
-            let morphed = match active {
-                Some(w) if !cpu.targets.is_empty() => {
-                    let base = &cpu.vertices;
-                    let n = base.positions().len();
-                    let (mut mp, mut mn) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-                    crate::mesh::MorphJob {
-                        targets: &cpu.targets,
-                        weights: w,
-                        positions: base.positions(),
-                        normals: base.normals(),
-                        tangents: &[],
-                        out_positions: &mut mp,
-                        out_normals: &mut mn,
-                        out_tangents: &mut [],
-                    }
-                    .run()
-                    .map_err(|e| {
-                        GpuError::InvalidArgument(format!(
-                            "mesh {:?} on path {}: {e}",
-                            m.name, m.path.name
-                        ))
-                    })?;
-                    Some(crate::anim::BindVertices::new(mp, mn).map_err(anim)?)
-                }
-                _ => None,
-            };
-            report = m
-                .path
-                .encoding
-                .skin_cpu(
+            let mut skin_with = |vertices: &crate::anim::BindVertices| {
+                m.path.encoding.skin_cpu(
                     skin,
                     &m.hierarchy,
                     CpuSkinning {
                         per_vertex: cpu.per_vertex,
                         joints: &cpu.joints,
                         weights: &cpu.weights,
-                        vertices: morphed.as_ref().unwrap_or(&cpu.vertices),
+                        vertices,
                         out_positions: positions,
                         out_normals: normals,
                     },
                 )
-                .map_err(anim)?;
+            };
+            report = match active {
+                Some(w) if !cpu.morph.is_empty() => MORPHED.with(|scratch| {
+                    let mut scratch = scratch.borrow_mut();
+                    crate::anim::MorphBlocksJob {
+                        deltas: &cpu.morph,
+                        weights: w,
+                        base: &cpu.vertices,
+                        out: &mut scratch,
+                    }
+                    .run()?;
+                    skin_with(&scratch)
+                }),
+                _ => skin_with(&cpu.vertices),
+            }
+            .map_err(anim)?;
         }
         None => {
             for part in &m.parts {
-                let out = palette.get_mut(part.palette_offset..).ok_or_else(|| {
+                let at = part.palette_offset + if previous { part.previous_offset } else { 0 };
+                let out = palette.get_mut(at..).ok_or_else(|| {
                     anim(crate::anim::AnimError::InvalidJob("palette block".into()))
                 })?;
                 m.path

@@ -64,7 +64,8 @@ pub struct SkinPathConfig {
     /// partitioning with it).
     pub capacity_limit: Option<usize>,
     /// Fewer bytes of morph deltas per mesh than the device's
-    /// maxStorageBufferRange (tests force the refusal with it).
+    /// maxTexelBufferElements texels of 16 bytes (tests force the refusal
+    /// with it).
     pub morph_bytes_limit: Option<u64>,
     /// Motion vectors (the `MOTION` permutation): every instance also
     /// keeps its previous palette (and morph weights) beside the current
@@ -73,9 +74,10 @@ pub struct SkinPathConfig {
     /// the instance record), the compute and CPU stages write it into a
     /// third region of their output buffer (the plain pipeline's stream 5,
     /// location 12). Filled by [`InstanceWriter::write_motion`]; the other
-    /// writers report zero motion (previous = current). Refused on the
-    /// windowed storages (ubo, push), whose per-draw windows do not hold
-    /// the second palette.
+    /// writers report zero motion (previous = current). On the windowed
+    /// storages (ubo, push) each draw's window holds a partition's palette
+    /// then its previous one, so the bones per draw halve (meshes
+    /// partition at half the window).
     pub motion: bool,
     /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
@@ -217,37 +219,46 @@ impl SkinPath {
                 "capture mode needs vertexPipelineStoresAndAtomics, which this device lacks".into(),
             ));
         }
-        if cfg.motion && desc.partitions() {
-            return Err(GpuError::InvalidArgument(format!(
-                "motion vectors on path {}: its palette storage windows each draw's palette \
-                 (partitions), and the window does not yet hold the previous palette beside \
-                 the current one; use an ssbo, texel or bda path, or the compute or CPU stage",
-                desc.name
-            )));
-        }
         let limits = device.limits();
         let vpb = desc.encoding.vec4s_per_bone();
         let storage_window = desc.storage.map_or(0, |s| s.window_vec4s(limits) as usize);
+        let windowed = desc.partitions();
+        let align = match desc.storage {
+            Some(s) if windowed => (s.offset_alignment(limits) / 16).max(1) as usize,
+            _ => 1,
+        };
         let mut capacity = desc.capacity_for(limits);
+        if cfg.motion && windowed {
+            // One window holds a partition's palette, aligned, then the
+            // previous one: the bones per draw halve (or a little less).
+            capacity = capacity.map(|c| {
+                let mut c = c / 2;
+                while c > 0 && motion_window(c, vpb, align) > storage_window {
+                    c -= 1;
+                }
+                c
+            });
+        }
         if let (Some(c), Some(l)) = (capacity, cfg.capacity_limit) {
             capacity = Some(c.min(l));
         }
         if capacity == Some(0) {
             return Err(GpuError::InvalidArgument(format!(
-                "path {}: not one bone ({} bytes) fits the storage's {} bytes",
+                "path {}: not one bone ({} bytes{}) fits the storage's {} bytes",
                 desc.name,
                 vpb * 16,
+                if cfg.motion && windowed {
+                    ", twice with motion vectors"
+                } else {
+                    ""
+                },
                 storage_window * 16
             )));
         }
-        let windowed = desc.partitions();
         let window = match capacity {
+            Some(c) if windowed && cfg.motion => motion_window(c, vpb, align),
             Some(c) if windowed => c * vpb,
             _ => storage_window,
-        };
-        let align = match desc.storage {
-            Some(s) if windowed => (s.offset_alignment(limits) / 16).max(1) as usize,
-            _ => 1,
         };
         let frame_layout = DescriptorSetLayout::new(
             device,
@@ -478,7 +489,8 @@ impl SkinPath {
             self.capacity
         };
         let limit = self.limit_text();
-        let device_range = u64::from(self.device.limits().max_storage_buffer_range);
+        // The deltas are one RGBA32F texel buffer (skin/morph.rs).
+        let device_range = 16 * u64::from(self.device.limits().max_texel_buffer_elements);
         let morph = super::morph::MorphSetup {
             path_id: self.id,
             layout: (self.desc.stage != Stage::Cpu).then_some(&self.morph_layout),
@@ -489,7 +501,7 @@ impl SkinPath {
                 .map_or(device_range, |l| l.min(device_range)),
             limit_text: match self.cfg.morph_bytes_limit {
                 Some(l) if l < device_range => "morph_bytes_limit".into(),
-                _ => "maxStorageBufferRange".into(),
+                _ => "maxTexelBufferElements (16 bytes a texel)".into(),
             },
         };
         let prepared = prepare(
@@ -502,6 +514,7 @@ impl SkinPath {
             mesh,
             hierarchy,
             morph,
+            self.cfg.motion,
         )?;
         self.ensure_pipelines(prepared.influences, prepared.morph.is_some())?;
         Ok(prepared)
@@ -994,4 +1007,12 @@ fn cast_mut<T: bytemuck::Pod>(bytes: &mut [u8]) -> GpuResult<&mut [T]> {
     let whole = bytes.len() / std::mem::size_of::<T>() * std::mem::size_of::<T>();
     bytemuck::try_cast_slice_mut(&mut bytes[..whole])
         .map_err(|e| GpuError::InvalidArgument(format!("mapped storage: {e}")))
+}
+
+/// The window one draw addresses on a windowed storage with motion and
+/// `bones` bones per draw: the palette, aligned, then the previous one
+/// (`PALETTE_VEC4S`; even on the push storage, whose alignment is one vec4,
+/// so that the previous palette starts at exactly half of it).
+fn motion_window(bones: usize, vpb: usize, align: usize) -> usize {
+    (bones * vpb).div_ceil(align) * align + bones * vpb
 }

@@ -94,6 +94,9 @@ impl SkinPath {
         if !is_srgb(self.cfg.color_format) {
             fdesc = fdesc.define("MATERIAL_TARGET_UNORM", 1);
         }
+        if self.cfg.motion {
+            fdesc = fdesc.define("MOTION", 1);
+        }
         let fragment = ShaderModule::compile(d, &sources, &fdesc)?;
         let (bindings, attributes) = vertex_input(
             vertex_stage,

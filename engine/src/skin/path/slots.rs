@@ -10,12 +10,13 @@ use crate::skin::registry::Stage;
 
 impl SkinPath {
     /// Vec4s from one instance's palette block to the next: the mesh's
-    /// block, twice with motion (current, then previous); 0 on the CPU
-    /// stage.
+    /// block, twice with motion (current, then previous) on the instanced
+    /// storages (on the windowed ones the block holds each partition's
+    /// previous palette already); 0 on the CPU stage.
     pub(super) fn instance_stride(&self, prepared: &PreparedMesh) -> usize {
         match self.desc.stage {
             Stage::Cpu => 0,
-            _ if self.cfg.motion => 2 * prepared.instance_vec4s,
+            _ if self.cfg.motion && !self.desc.partitions() => 2 * prepared.instance_vec4s,
             _ => prepared.instance_vec4s,
         }
     }

@@ -59,6 +59,7 @@ impl SkinPath {
                 palette_base: batch.palette_base + part.palette_offset,
                 stride: batch.stride,
                 part_vec4s: part.bones.len() * vpb,
+                previous_offset: part.previous_offset,
                 count: batch.count,
                 first_instance: batch.first_record,
                 index_count: part.index_count,

@@ -170,6 +170,9 @@ pub struct PartDraw<'a> {
     pub stride: usize,
     /// vec4s of this partition's palette.
     pub part_vec4s: usize,
+    /// Motion: vec4s from an instance's partition palette to its previous
+    /// one (which the draw's window must reach too); 0 without motion.
+    pub previous_offset: usize,
     /// Instances in the batch.
     pub count: u32,
     /// Instance record of the batch's first instance.
@@ -204,15 +207,25 @@ impl PartDraw<'_> {
 
     /// Pushes `bytes` at offset 0 of the vertex push-constant range.
     pub fn push_bytes(&self, bytes: &[u8]) {
+        self.push_bytes_at(0, bytes);
+    }
+
+    /// Pushes `bytes` at byte `offset` of the vertex push-constant range
+    /// (the caller keeps `offset + bytes.len()` inside the window it was
+    /// sized for).
+    pub(crate) fn push_bytes_at(&self, offset: u32, bytes: &[u8]) {
         // SAFETY: `cmd` is recording; the layout's vertex push range starts
         // at 0 and was sized for the largest push of this storage (the whole
-        // window for the push storage, prefix + `DrawPush` otherwise).
+        // window for the push storage, prefix + `DrawPush` otherwise), which
+        // the callers stay inside (the push storage pushes a partition's
+        // palette at 0 and, with motion, its previous one at half the
+        // window, each at most half the window then).
         unsafe {
             self.device.raw().cmd_push_constants(
                 self.cmd,
                 self.layout,
                 vk::ShaderStageFlags::VERTEX,
-                0,
+                offset,
                 bytes,
             )
         }
@@ -230,7 +243,7 @@ impl PartDraw<'_> {
             palette_base: base,
             palette_stride: self.stride as u32,
             first_instance,
-            _pad: 0,
+            previous_offset: self.previous_offset as u32,
         };
         self.push_bytes(PushBytes::new(self.push_prefix, &push)?.as_slice());
         Ok(())

@@ -51,12 +51,18 @@ impl Storage for PushConstants {
         true
     }
 
-    /// One draw per instance, its partition's palette pushed whole.
+    /// One draw per instance, its partition's palette pushed whole; with
+    /// motion, the previous one too, half the window on (`vertex.glsl`).
     fn record_part(&self, draw: &PartDraw<'_>) -> GpuResult<()> {
-        for i in 0..draw.count {
-            let start = draw.palette_base + i as usize * draw.stride;
-            let palette = draw
-                .host_palettes
+        let half = draw.window / 2;
+        if draw.previous_offset != 0 && draw.part_vec4s > half {
+            return Err(crate::gpu::GpuError::InvalidArgument(format!(
+                "push palette of {} vec4s with motion: more than half the {}-vec4 window",
+                draw.part_vec4s, draw.window
+            )));
+        }
+        let palette = |start: usize| {
+            draw.host_palettes
                 .get(start..start + draw.part_vec4s)
                 .ok_or_else(|| {
                     crate::gpu::GpuError::InvalidArgument(format!(
@@ -64,8 +70,15 @@ impl Storage for PushConstants {
                         start + draw.part_vec4s,
                         draw.host_palettes.len()
                     ))
-                })?;
-            draw.push_bytes(bytemuck::cast_slice(palette));
+                })
+        };
+        for i in 0..draw.count {
+            let start = draw.palette_base + i as usize * draw.stride;
+            draw.push_bytes(bytemuck::cast_slice(palette(start)?));
+            if draw.previous_offset != 0 {
+                let previous = palette(start + draw.previous_offset)?;
+                draw.push_bytes_at((half * 16) as u32, bytemuck::cast_slice(previous));
+            }
             draw.draw(1, draw.first_instance + i);
         }
         Ok(())

@@ -69,11 +69,16 @@ impl Storage for UniformBuffer {
         Ok(None)
     }
 
-    /// Runs of instances whose palettes fit one window, each run one
+    /// Runs of instances whose palettes fit one window (with motion, each
+    /// partition palette and the previous one after it), each run one
     /// instanced draw at its own dynamic offset.
     fn record_part(&self, draw: &PartDraw<'_>) -> GpuResult<()> {
         let count = draw.count as usize;
-        let per_run = (draw.window - draw.part_vec4s)
+        let block = match draw.previous_offset {
+            0 => draw.part_vec4s,
+            prev => prev + draw.part_vec4s,
+        };
+        let per_run = (draw.window.saturating_sub(block))
             .checked_div(draw.stride)
             .map_or(count, |q| q + 1);
         let mut i = 0usize;
