@@ -48,7 +48,7 @@ fn texel(i: u32, j: u32) -> [u8; 4] {
     [
         (i * 32 + 16) as u8,
         (j * 32 + 16) as u8,
-        if (i + j) % 2 == 0 { 230 } else { 40 },
+        if (i + j).is_multiple_of(2) { 230 } else { 40 },
         255,
     ]
 }
@@ -437,7 +437,7 @@ fn textured_character() -> (Model, Vec<Vec<Affine3A>>, Mat4) {
     let mut rgba = Vec::new();
     for y in 0..64u32 {
         for x in 0..64u32 {
-            let on = ((x / 8) + (y / 8)) % 2 == 0;
+            let on = ((x / 8) + (y / 8)).is_multiple_of(2);
             rgba.extend_from_slice(&[
                 if on { 230 } else { (x * 4) as u8 },
                 (y * 4) as u8,
