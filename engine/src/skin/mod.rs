@@ -9,6 +9,7 @@
 //! - [`SkinPath`]: a path at run time (pipelines, per-frame storage, draw
 //!   recording), [`PreparedMesh`] a mesh uploaded for it.
 
+pub mod anim;
 mod capture;
 pub mod encoding;
 mod frame;
