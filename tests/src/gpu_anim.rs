@@ -92,7 +92,11 @@ pub fn varied_clips(skeleton: &Skeleton, seed: u64) -> Vec<Clip> {
                     Interpolation::Nearest,
                 ][(pick + j) % 5];
                 // Translation (one key on some joints: folded into rest).
-                let kt = if pick == 4 { vec![0.3] } else { keys(&mut rng, pick) };
+                let kt = if pick == 4 {
+                    vec![0.3]
+                } else {
+                    keys(&mut rng, pick)
+                };
                 let values: Vec<Vec3> = kt
                     .iter()
                     .map(|_| {
@@ -299,7 +303,12 @@ pub fn cpu_skin(
 
 /// `skin` encoded by `desc`'s encoding into one instance's palette block
 /// of `block` vec4s laid out as `parts` say.
-pub fn cpu_block(desc: &PathDesc, parts: &[MeshPart], skin: &[Affine3A], block: usize) -> Vec<[f32; 4]> {
+pub fn cpu_block(
+    desc: &PathDesc,
+    parts: &[MeshPart],
+    skin: &[Affine3A],
+    block: usize,
+) -> Vec<[f32; 4]> {
     let mut out = vec![[0.0f32; 4]; block];
     let mut report = PaletteReport::default();
     for p in parts {

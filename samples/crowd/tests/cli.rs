@@ -374,9 +374,16 @@ fn anim_cpu_and_gpu_render_the_same_frame() {
             dir.to_str().unwrap(),
         ]);
         let (stdout, stderr) = text(&out);
-        assert!(out.status.success(), "{anim}: {}\n{stdout}\n{stderr}", out.status);
+        assert!(
+            out.status.success(),
+            "{anim}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
         let on = if anim == "cpu" { "CPU" } else { "GPU" };
-        assert!(stdout.contains(&format!("animation on the {on}")), "{stdout}");
+        assert!(
+            stdout.contains(&format!("animation on the {on}")),
+            "{stdout}"
+        );
         let (_, _, rgba) = decode(&dir.join("frame_0001.png"));
         assert!(coverage(&rgba) > 0.03, "{anim}: an empty frame");
         images.push(rgba);

@@ -227,7 +227,11 @@ impl Clip {
             let mut data = Vec::new();
             let kind = if k < s.linear {
                 data.extend(s.keys[a..a + n].iter().map(|&q| q4(q)));
-                data.extend(s.angles[b..b + n - 1].iter().map(|&[t, i]| [t, i, 0.0, 0.0]));
+                data.extend(
+                    s.angles[b..b + n - 1]
+                        .iter()
+                        .map(|&[t, i]| [t, i, 0.0, 0.0]),
+                );
                 FlatKind::QuatLinear
             } else {
                 for sp in &s.spans[a..a + n - 1] {
@@ -301,7 +305,10 @@ mod tests {
                     _ => n,
                 };
                 assert_eq!(t.data.len(), want, "{:?}", t.kind);
-                assert!(t.data.iter().all(|d| glam::Vec4::from_array(*d).is_finite()));
+                assert!(t
+                    .data
+                    .iter()
+                    .all(|d| glam::Vec4::from_array(*d).is_finite()));
             }
         }
     }

@@ -154,7 +154,10 @@ impl GpuAnimator {
             return refuse("motion vectors (the previous palette) are not animated on the GPU yet");
         }
         if prepared.path.name != desc.name {
-            return refuse(&format!("mesh {:?} was prepared for path {}", prepared.name, prepared.path.name));
+            return refuse(&format!(
+                "mesh {:?} was prepared for path {}",
+                prepared.name, prepared.path.name
+            ));
         }
         let Some((encoding, per_bone)) = encoder(desc.encoding.name()) else {
             return refuse("no GPU writer for its encoding");
@@ -163,7 +166,12 @@ impl GpuAnimator {
         let program = ProgramLayout::build(&store.skeleton, skin, &prepared.parts, per_bone)?;
         let limits = d.limits();
         let joints = store.skeleton.len();
-        let shared = joints * 48 + if encoding >= 2 { program.entries * 32 } else { 0 };
+        let shared = joints * 48
+            + if encoding >= 2 {
+                program.entries * 32
+            } else {
+                0
+            };
         let shared_limit = limits.max_compute_shared_memory_size as usize;
         if shared > shared_limit {
             return Err(GpuError::Limit {
@@ -172,12 +180,17 @@ impl GpuAnimator {
                 limit: shared_limit as u64,
             });
         }
-        let max_wg = limits.max_compute_work_group_size[0].min(limits.max_compute_work_group_invocations);
-        let workgroup = (joints.max(1).next_power_of_two() as u32).clamp(32, 128).min(max_wg);
+        let max_wg =
+            limits.max_compute_work_group_size[0].min(limits.max_compute_work_group_invocations);
+        let workgroup = (joints.max(1).next_power_of_two() as u32)
+            .clamp(8, 128)
+            .min(max_wg);
         let stages = vk::ShaderStageFlags::COMPUTE;
         let set0_layout = DescriptorSetLayout::new(
             d,
-            &(0..6).map(|b| BindingDesc::new(b, STORAGE, stages)).collect::<Vec<_>>(),
+            &(0..6)
+                .map(|b| BindingDesc::new(b, STORAGE, stages))
+                .collect::<Vec<_>>(),
         )?;
         let set1_layout = DescriptorSetLayout::new(
             d,
@@ -198,7 +211,11 @@ impl GpuAnimator {
         let module = ShaderModule::compile(d, &cfg.sources, &shader)?;
         let pipeline = Pipeline::compute(d, &layout, &module)?;
         let program_buf = device_buffer(d, "anim program", bytemuck::cast_slice(&program.words))?;
-        let inv_bind = device_buffer(d, "anim inverse binds", bytemuck::cast_slice(&program.inv_bind))?;
+        let inv_bind = device_buffer(
+            d,
+            "anim inverse binds",
+            bytemuck::cast_slice(&program.inv_bind),
+        )?;
         let pool = DescriptorPool::new(d, &[&set0_layout], 1)?;
         let set0 = pool.allocate(&set0_layout, 1)?[0];
         for (b, buf) in [
@@ -328,7 +345,9 @@ impl GpuAnimator {
             )));
         }
         if !now.is_finite() {
-            return Err(GpuError::InvalidArgument(format!("GPU animation at time {now}")));
+            return Err(GpuError::InvalidArgument(format!(
+                "GPU animation at time {now}"
+            )));
         }
         self.check(records)?;
         if records.is_empty() {
@@ -337,7 +356,9 @@ impl GpuAnimator {
         let d = self.device.clone();
         let limits = *d.limits();
         let palette = path.palette_buffer(frame)?;
-        let range = palette.size().min(u64::from(limits.max_storage_buffer_range));
+        let range = palette
+            .size()
+            .min(u64::from(limits.max_storage_buffer_range));
         let end = (batch.palette_base() as u64)
             .saturating_add((batch.len() as u64).saturating_mul(batch.palette_stride() as u64))
             .saturating_mul(16);
@@ -396,13 +417,11 @@ impl GpuAnimator {
         } else {
             s.used
         };
-        let buf = s.records.as_mut().ok_or_else(|| {
-            GpuError::InvalidArgument("GPU animation: no records buffer".into())
-        })?;
-        buf.write(
-            (first * std::mem::size_of::<AnimRecord>()) as u64,
-            records,
-        )?;
+        let buf = s
+            .records
+            .as_mut()
+            .ok_or_else(|| GpuError::InvalidArgument("GPU animation: no records buffer".into()))?;
+        buf.write((first * std::mem::size_of::<AnimRecord>()) as u64, records)?;
         s.used = first + count;
         write_buffer(&d, set, 0, STORAGE, buf);
         write_buffer_range(&d, set, 1, STORAGE, palette, 0, range);

@@ -112,9 +112,7 @@ impl StoreLayout {
             s.times.push(0.0);
         }
         if s.clips.is_empty() {
-            return Err(GpuError::InvalidArgument(
-                "GPU clip store: no clips".into(),
-            ));
+            return Err(GpuError::InvalidArgument("GPU clip store: no clips".into()));
         }
         Ok(s)
     }
@@ -197,7 +195,9 @@ impl ProgramLayout {
             let base = entry_joint.len();
             let h = &part.hierarchy;
             if h.parent.len() != part.bones.len() || h.order.len() != part.bones.len() {
-                return Err(bad("a part's palette hierarchy does not match its bones".into()));
+                return Err(bad(
+                    "a part's palette hierarchy does not match its bones".into()
+                ));
             }
             let mut d = vec![u32::MAX; part.bones.len()];
             for &k in &h.order {
@@ -287,7 +287,8 @@ mod tests {
         };
         let p = ProgramLayout::build(s, skin, &[part], 3).unwrap();
         let w = &p.words;
-        let (levels, parents, starts, order) = (w[0] as usize, w[2] as usize, w[3] as usize, w[4] as usize);
+        let (levels, parents, starts, order) =
+            (w[0] as usize, w[2] as usize, w[3] as usize, w[4] as usize);
         let mut level_of = vec![usize::MAX; s.len()];
         for l in 0..levels {
             for k in w[starts + l]..w[starts + l + 1] {
