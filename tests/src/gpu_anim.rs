@@ -50,7 +50,7 @@ pub fn varied_clips(skeleton: &Skeleton, seed: u64) -> Vec<Clip> {
                 let mut t = RawJointTrack::new(j);
                 let pick = (j * 7 + c * 3) % 11;
                 let keys = |rng: &mut Rng, k: usize| -> Vec<f32> {
-                    if k % 3 == 0 {
+                    if k.is_multiple_of(3) {
                         shared.clone()
                     } else {
                         times(rng, 2 + (k % 6), duration)
@@ -208,7 +208,7 @@ pub fn random_records(count: usize, clips: usize, seed: u64) -> Vec<AnimRecord> 
     (0..count)
         .map(|i| {
             let mode = |k: usize| {
-                if k % 2 == 0 {
+                if k.is_multiple_of(2) {
                     PlaybackMode::Loop
                 } else {
                     PlaybackMode::Clamp

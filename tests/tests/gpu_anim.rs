@@ -515,9 +515,11 @@ fn limits_are_asked_of_the_device_and_bad_records_refused() {
     let frame = rig.frames.begin().expect("begin");
     rig.path.begin_frame(frame.index).expect("begin");
     rig.animator.begin_frame(frame.index).expect("begin");
-    let w = rig.path.batch(frame.index, &rig.mesh, 1).expect("batch");
-    let batch = w.batch();
-    drop(w);
+    let batch = rig
+        .path
+        .batch(frame.index, &rig.mesh, 1)
+        .expect("batch")
+        .batch();
     let e = rig
         .animator
         .record(frame.cmd, &rig.path, frame.index, &batch, &bad, 0.0)
