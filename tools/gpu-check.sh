@@ -18,14 +18,18 @@
 #         (a) the GPU test binaries under the validation layer with
 #             synchronization validation (the tests force it on);
 #         (b) gpu-bench over every skinning path at 1 to 100,000 instances
-#             (CPU animation: GPU animation does not exist yet);
-#         (c) the crowd sample headless at 10,000 and 100,000 characters.
+#             (CPU animation), then its GPU-animation rows (`--gpu-anim`:
+#             the animation passes alone, and with skinning and the draw,
+#             at 1,000, 10,000 and 100,000 instances, with the bytes written
+#             per frame against CPU palettes);
+#         (c) the crowd sample headless at 10,000 and 100,000 characters,
+#             with CPU and with GPU animation.
 #       Writes into OUT (default: $OUT, else .gpucheck/out): log.txt (the
 #       whole run), tests.txt (each test binary's verdict), gpu-bench.csv,
 #       gpu-bench.png (the chart), table.md (the CSV as a table, the best
-#       figures first), crowd.txt (the crowd runs' output and wall time)
-#       and crowd.png (a frame of the largest crowd): seven files, inside
-#       the device tool's limit of eight.
+#       figures first, then the GPU-animation rows), gpu-anim.csv,
+#       crowd.txt (the crowd runs' output and wall time) and crowd.png (a
+#       frame of the largest crowd): eight files, the device tool's limit.
 #
 # With the device tool: `run` with carry [".gpucheck"], command
 # `bash tools/gpu-check.sh run`, timeout_s 560.
@@ -153,8 +157,12 @@ run() {
 
   # Counts: the real GPU's, or scaled down for lavapipe.
   local instances vertices bench_secs crowd_counts test_secs bench_limit crowd_limit
+  local anim_instances anim_vertices anim_limit
   if [ $lavapipe -eq 1 ]; then
     instances="1,16,256"
+    anim_instances="100,1000"
+    anim_vertices=500
+    anim_limit=120
     vertices=2000
     bench_secs=3
     crowd_counts="1000 3000"
@@ -163,12 +171,16 @@ run() {
     crowd_limit=120
   else
     instances="1,16,256,1024,10000,100000"
+    anim_instances="1000,10000,100000"
+    anim_vertices=10000
+    anim_limit=60
     vertices=10000
     bench_secs=8
     crowd_counts="10000 100000"
-    test_secs=200
-    bench_limit=200
-    crowd_limit=60
+    # 170 + 150 + 60 + 4 x 25 = 480 s at most.
+    test_secs=170
+    bench_limit=150
+    crowd_limit=25
   fi
 
   # (a) The GPU tests, under the validation layer (each test forces it on
@@ -230,17 +242,35 @@ table(rows)
 EOF
   fi
 
+  # (b2) gpu-bench --gpu-anim: GPU animation, alone and with skinning and
+  # the draw, and the bytes written per frame against CPU palettes.
+  stage "gpu-bench --gpu-anim" "$anim_limit" "$bin/gpu-bench" --gpu-anim \
+    --instances "$anim_instances" --vertices "$anim_vertices" --max-seconds "$bench_secs" \
+    --frames 5 --out "$work/anim" --font "$pack/font.ttf"
+  if [ -f "$work/anim/gpu-anim.csv" ]; then
+    cp "$work/anim/gpu-anim.csv" "$out/"
+    {
+      echo
+      echo "GPU animation (gpu-bench --gpu-anim):"
+      echo
+      sed -n '/^| path | instances | GPU animation/,/^$/p' "$log"
+    } >>"$out/table.md"
+  fi
+
   # (c) The crowd sample, headless.
   : >"$out/crowd.txt"
   local n last=""
+  local anim
   for n in $crowd_counts; do
-    local t1=$SECONDS
-    stage "crowd $n" "$crowd_limit" "$bin/crowd" --headless --instances "$n" --frames 3 \
-      --out "$work/crowd-$n"
-    echo "crowd --instances $n --frames 3: exit $? after $((SECONDS - t1))s" >>"$out/crowd.txt"
-    awk -v a="=== crowd $n (" -v b="=== crowd $n:" \
-      'index($0, a) == 1 { on = 1 } on { print } index($0, b) == 1 { on = 0 }' "$log" >>"$out/crowd.txt"
-    last="$work/crowd-$n"
+    for anim in cpu gpu; do
+      local t1=$SECONDS
+      stage "crowd $n $anim" "$crowd_limit" "$bin/crowd" --headless --instances "$n" --frames 3 \
+        --anim "$anim" --out "$work/crowd-$n-$anim"
+      echo "crowd --instances $n --frames 3 --anim $anim: exit $? after $((SECONDS - t1))s" >>"$out/crowd.txt"
+      awk -v a="=== crowd $n $anim (" -v b="=== crowd $n $anim:" \
+        'index($0, a) == 1 { on = 1 } on { print } index($0, b) == 1 { on = 0 }' "$log" >>"$out/crowd.txt"
+      last="$work/crowd-$n-$anim"
+    done
   done
   if [ -n "$last" ]; then
     local frame

@@ -91,5 +91,7 @@ pub fn diagonal<'a>(points: impl IntoIterator<Item = &'a glam::Vec3>) -> f32 {
 #[cfg(feature = "gpu")]
 pub mod alloc;
 pub mod gpu;
+#[cfg(feature = "gpu")]
+pub mod gpu_anim;
 pub mod morph;
 pub mod xvfb;

@@ -82,7 +82,9 @@ pub use palette::{
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
+pub use pose::flat_tracks::{FlatChannel, FlatClip, FlatKind, FlatTrack};
 pub use pose::interpolation::Interpolation;
 pub use pose::local_to_model::{LocalToModelJob, SoaLocalToModelJob};
 pub use pose::quat::{nlerp, quat_exp, quat_ln, slerp, squad, squad_setup};

@@ -10,6 +10,7 @@
 //!   recording), [`PreparedMesh`] a mesh uploaded for it;
 //! - [`GpuMaterial`]: a material's set 4 (texture, sampler, factors).
 
+pub mod anim;
 mod capture;
 pub mod encoding;
 mod frame;

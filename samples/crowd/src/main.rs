@@ -14,6 +14,7 @@
 //! validation layer and synchronization validation are on, and the run
 //! exits non-zero if the messenger recorded any warning or error.
 
+mod gpu_anim;
 mod scene;
 mod window;
 
@@ -24,6 +25,7 @@ use std::str::FromStr;
 use clap::Parser;
 use sample_common::{fail, report, GpuArgs};
 use vkskin::anim::Parallelism;
+use vkskin::skin::anim::AnimateOn;
 
 use scene::{Cast, CrowdOptions, FrameTimes};
 
@@ -81,6 +83,10 @@ pub struct Args {
     /// instances out of view).
     #[arg(long, default_value_t = 1.0)]
     pub zoom: f32,
+    /// Where the crowd is animated: cpu (the crowd's jobs write the
+    /// palettes) or gpu (compute passes write them from 32-byte records).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    pub anim: String,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -119,6 +125,8 @@ impl Args {
             seed: self.seed,
             cull: self.cull == "on",
             zoom: self.zoom,
+            anim: AnimateOn::from_name(&self.anim)
+                .ok_or_else(|| format!("--anim {}: cpu or gpu", self.anim))?,
         })
     }
 }
@@ -234,9 +242,10 @@ pub fn describe(cast: &Cast, scene: &scene::CrowdScene, device: &str, threads: P
         cast.model.clips.len()
     );
     println!(
-        "{NAME}: path {} ({}); animation threads: {threads}; up axis {} (U toggles); culling {}",
+        "{NAME}: path {} ({}); animation on the {}; animation threads: {threads}; up axis {} (U toggles); culling {}",
         scene.path_name(),
         scene.path_reason(),
+        scene.anim_name(),
         cast.up.name(),
         if scene.culling() { "on" } else { "off" }
     );

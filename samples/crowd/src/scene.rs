@@ -13,6 +13,7 @@ use vkskin::glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 use vkskin::gpu::{vk, Device};
 use vkskin::mesh::{Aabb, JointBounds};
 use vkskin::render::{Camera, Projection};
+use vkskin::skin::anim::AnimateOn;
 use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
 
 /// The most instances the sample accepts, whatever the device allows (ten
@@ -171,6 +172,8 @@ pub struct CrowdOptions {
     /// The camera moved towards the grid's centre by this factor (1: the
     /// whole grid in view).
     pub zoom: f32,
+    /// Where the crowd is animated.
+    pub anim: AnimateOn,
 }
 
 /// The CPU side of one frame, in milliseconds.
@@ -219,6 +222,8 @@ pub struct CrowdScene {
     visible: Vec<usize>,
     weights: Vec<f32>,
     zoom: f32,
+    /// `--anim gpu`: the animators and the frame's records.
+    gpu: Option<crate::gpu_anim::GpuCrowd>,
 }
 
 impl CrowdScene {
@@ -241,7 +246,8 @@ impl CrowdScene {
         }
         let model = &cast.model;
         let skin = &model.skins[cast.skin];
-        let cfg = SkinPathConfig::new(color_format, depth_format, frames_in_flight);
+        let mut cfg = SkinPathConfig::new(color_format, depth_format, frames_in_flight);
+        cfg.gpu_animation = options.anim == AnimateOn::Gpu;
         let (path, why) = match &options.path {
             // The error lists every registry name.
             Some(name) => (SkinPath::by_name(device, name, cfg), "--path".to_string()),
@@ -295,7 +301,16 @@ impl CrowdScene {
         // Culling: the boxes hold what the linear blends draw (4x3 keeps
         // every matrix); the dual-quaternion blends bulge out of them and
         // the qt encoding may drop a scale, so those paths draw all.
+        let gpu = match options.anim {
+            AnimateOn::Gpu => Some(crate::gpu_anim::GpuCrowd::new(
+                device, &crowd, &path, &meshes,
+            )?),
+            AnimateOn::Cpu => None,
+        };
         let cull = if !options.cull {
+            None
+        } else if gpu.is_some() {
+            println!("crowd: culling off: --anim gpu keeps the matrices on the GPU");
             None
         } else if path.desc().encoding.name() != "4x3" {
             println!(
@@ -337,7 +352,17 @@ impl CrowdScene {
             visible: Vec::new(),
             weights: vec![0.0; model.morph_weight_count()],
             zoom: options.zoom,
+            gpu,
         })
+    }
+
+    /// "CPU" or "GPU": where the crowd is animated.
+    pub fn anim_name(&self) -> &'static str {
+        if self.gpu.is_some() {
+            "GPU"
+        } else {
+            "CPU"
+        }
     }
 
     pub fn path_name(&self) -> &'static str {
@@ -439,6 +464,9 @@ impl CrowdScene {
     pub fn update(&mut self, frame: usize, t: f32, aspect: f32) -> Result<FrameTimes, String> {
         let err = |e: vkskin::gpu::GpuError| e.to_string();
         self.path.begin_frame(frame).map_err(err)?;
+        if self.gpu.is_some() {
+            return self.update_gpu(frame, t, aspect);
+        }
         let start = Instant::now();
         self.twin
             .animate(t, self.threads, |_, _| {})
@@ -488,6 +516,47 @@ impl CrowdScene {
         Ok(FrameTimes {
             anim_ms: anim,
             upload_ms: (fill - anim * self.meshes.len() as f64).max(0.0),
+        })
+    }
+
+    /// `--anim gpu`: the frame's records and instance records; the
+    /// palettes are left to the animation passes ([`CrowdScene::prepass`]).
+    /// The animation figure is the records' writing.
+    fn update_gpu(&mut self, frame: usize, t: f32, aspect: f32) -> Result<FrameTimes, String> {
+        let err = |e: vkskin::gpu::GpuError| e.to_string();
+        let start = Instant::now();
+        if let Some(g) = &mut self.gpu {
+            g.update(frame, &self.crowd, t)?;
+        }
+        let anim = start.elapsed().as_secs_f64() * 1e3;
+        let start = Instant::now();
+        self.batches.clear();
+        let n = self.crowd.len();
+        for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+            let mut w = self.path.batch(frame, mesh, n).map_err(err)?;
+            self.batches.push(w.batch());
+            let placements = &self.placements;
+            w.write_records(|i| {
+                let (m, tint) = placements[i];
+                (m, mul(tint, *color))
+            })
+            .map_err(err)?;
+        }
+        let upload = start.elapsed().as_secs_f64() * 1e3;
+        let camera = self.camera(aspect);
+        self.frame_sets
+            .write(
+                frame,
+                &FrameUniforms {
+                    view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+                    color: [1.0; 4],
+                    light: [0.35, 0.85, 0.45, 1.0],
+                },
+            )
+            .map_err(err)?;
+        Ok(FrameTimes {
+            anim_ms: anim,
+            upload_ms: upload,
         })
     }
 
@@ -553,9 +622,12 @@ impl CrowdScene {
         Ok(())
     }
 
-    /// Records what precedes the rendering scope (GPU timer, compute
-    /// skinning).
-    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+    /// Records what precedes the rendering scope (GPU animation, GPU
+    /// timer, compute skinning).
+    pub fn prepass(&mut self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        if let Some(g) = &mut self.gpu {
+            g.record(cmd, &self.path, frame, &self.batches)?;
+        }
         let batches: Vec<(&Batch, &PreparedMesh)> =
             self.batches.iter().zip(self.meshes.iter()).collect();
         self.path

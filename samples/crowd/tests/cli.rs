@@ -347,3 +347,56 @@ fn a_dual_quaternion_path_does_not_cull() {
     assert_eq!(drawn_counts(&stdout), vec![(16, 16)]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn anim_cpu_and_gpu_render_the_same_frame() {
+    // 1,000 instances, the same seed and frame time: the palettes written
+    // by the CPU crowd and by the GPU animation passes draw the same
+    // pixels (99.9% of them within 1/255).
+    let mut images = Vec::new();
+    for anim in ["cpu", "gpu"] {
+        let dir = out_dir(&format!("anim-{anim}"));
+        let out = crowd(&[
+            "--headless",
+            "--instances",
+            "1000",
+            "--frames",
+            "2",
+            "--size",
+            "320x180",
+            "--path",
+            "4x3-ssbo",
+            "--cull",
+            "off",
+            "--anim",
+            anim,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "{anim}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        let on = if anim == "cpu" { "CPU" } else { "GPU" };
+        assert!(
+            stdout.contains(&format!("animation on the {on}")),
+            "{stdout}"
+        );
+        let (_, _, rgba) = decode(&dir.join("frame_0001.png"));
+        assert!(coverage(&rgba) > 0.03, "{anim}: an empty frame");
+        images.push(rgba);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let (a, b) = (&images[0], &images[1]);
+    assert_eq!(a.len(), b.len());
+    let pixels = a.len() / 4;
+    let close = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| (0..4).all(|c| (p[c] as i32 - q[c] as i32).abs() <= 1))
+        .count();
+    let share = close as f64 / pixels as f64;
+    assert!(share >= 0.999, "only {:.3}% of pixels agree", share * 100.0);
+}

@@ -33,6 +33,7 @@
 //! `4x3-ssbo,4x3-compute`.
 
 mod chart;
+mod gpu_anim;
 mod morph;
 mod report;
 
@@ -108,6 +109,12 @@ struct Args {
     /// Targets with a non-zero weight per instance, for --morph.
     #[arg(long, default_value_t = 4)]
     morph_active: usize,
+    /// Measure GPU animation instead (see the `gpu_anim` module): the
+    /// animation passes alone and with skinning and the draw, and the
+    /// bytes written per frame against CPU palettes; default paths
+    /// `4x3-ssbo,dq-texel,4x3-compute`.
+    #[arg(long)]
+    gpu_anim: bool,
 }
 
 /// The most instances one case may ask for, and the most vertices of the
@@ -184,7 +191,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let descs = if args.morph && args.paths.is_empty() {
+    let descs = if args.gpu_anim && args.paths.is_empty() {
+        select_paths(&["4x3-ssbo".into(), "dq-texel".into(), "4x3-compute".into()])?
+    } else if args.morph && args.paths.is_empty() {
         select_paths(&["4x3-ssbo".into(), "4x3-compute".into()])?
     } else {
         select_paths(&args.paths)?
@@ -239,9 +248,13 @@ fn run(args: &Args) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     drop(instance);
-    if args.morph {
+    if args.morph || args.gpu_anim {
         let name = device.physical().name.clone();
-        morph::run(args, &device, &model, &descs, &name)?;
+        if args.gpu_anim {
+            gpu_anim::run(args, &device, &model, &descs, &name)?;
+        } else {
+            morph::run(args, &device, &model, &descs, &name)?;
+        }
         drop(device);
         let problems = log.problems();
         if !problems.is_empty() {

@@ -7,6 +7,7 @@ pub(crate) mod blending;
 pub(crate) mod clip;
 pub(crate) mod crowd;
 pub(crate) mod crowd_weights;
+pub(crate) mod flat_tracks;
 pub(crate) mod interpolation;
 pub(crate) mod local_to_model;
 pub(crate) mod quat;

@@ -10,6 +10,7 @@
 
 mod batch;
 mod compute;
+mod gpu_anim;
 mod input;
 mod layouts;
 mod output;
@@ -79,6 +80,9 @@ pub struct SkinPathConfig {
     /// then its previous one, so the bones per draw halve (meshes
     /// partition at half the window).
     pub motion: bool,
+    /// The palette buffers are also storage buffers, so that GPU
+    /// animation (`skin::anim::GpuAnimator`) can write them.
+    pub gpu_animation: bool,
     /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
 }
@@ -102,6 +106,7 @@ impl SkinPathConfig {
             capacity_limit: None,
             morph_bytes_limit: None,
             motion: false,
+            gpu_animation: false,
             sources: ShaderSources::embedded(),
         }
     }

@@ -51,10 +51,11 @@ impl SkinPath {
         }
         let total = cap + storage.tail_vec4s(window);
         let bytes = (total * 16) as u64;
-        let mut buf = Buffer::new(
-            &d,
-            &BufferDesc::host("palette storage", bytes, storage.usage()),
-        )?;
+        let usage = match self.cfg.gpu_animation {
+            true => storage.usage() | vk::BufferUsageFlags::STORAGE_BUFFER,
+            false => storage.usage(),
+        };
+        let mut buf = Buffer::new(&d, &BufferDesc::host("palette storage", bytes, usage))?;
         // Batches already written this frame move along.
         if let Some(old) = &mut slot.palette {
             let used = slot.palette_used * 16;
