@@ -319,11 +319,14 @@ int main(int argc, char** argv) {
 
     ozz::animation::SamplingJob::Context context(anim->num_tracks());
     std::vector<ozz::math::SoaTransform> soa(anim->num_soa_tracks());
+    const float inv_duration = 1.f / anim->duration();
     auto sample = [&](float time) {
       ozz::animation::SamplingJob job;
       job.animation = anim.get();
       job.context = &context;
-      job.ratio = time / anim->duration();
+      // As AnimationBuilder turns key times into ratios (time * 1 /
+      // duration), so that a time on a key lands on it exactly.
+      job.ratio = time * inv_duration;
       job.output = ozz::make_span(soa);
       if (!job.Run()) Fail("clip '" + clip.name + "': sampling job failed");
     };

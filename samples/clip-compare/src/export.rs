@@ -3,19 +3,18 @@
 //!
 //! Keys: every joint's translation, rotation and scale sampled by vkskin's
 //! `SamplingJob` (clamped playback) at every multiple of 1/[`EXPORT_RATE`]
-//! s and at the duration, at every key time and every
-//! midpoint between consecutive key times. So a SQUAD or CUBICSPLINE clip
-//! gives ozz the curve vkskin defines, and a matrix track its decomposed
-//! TRS. Jumps (STEP tracks, and NEAREST matrix tracks of .x files, which
-//! change value half way between keys) are kept as jumps: each one found
-//! between two of those times is narrowed by bisection to a pair of times
-//! at most [`JUMP_GAP`] apart, the old value on one and the new on the
-//! other, both exported.
+//! s, at the duration, at every key time and every midpoint between
+//! consecutive key times; then, recursively, half way between two
+//! neighbouring samples wherever the sample there strays from their
+//! interpolation by more than [`STRAY`] (a key the grid missed, a fast
+//! curve), down to [`JUMP_GAP`]. So a SQUAD or CUBICSPLINE clip gives ozz the
+//! curve vkskin defines, a matrix track its decomposed TRS, and a jump (STEP
+//! tracks; NEAREST matrix tracks of .x files, which change value half way
+//! between keys) stays a jump: two keys at most [`JUMP_GAP`] apart, the old
+//! value on one and the new on the other.
 
 use rand::{Rng, SeedableRng};
-use vkskin::anim::{
-    Channel, Clip, Interpolation, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Transform,
-};
+use vkskin::anim::{Clip, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Transform};
 use vkskin::glam::Quat;
 
 use crate::interchange::{ClipOut, JointKeys, Keys};
@@ -27,6 +26,11 @@ use crate::interchange::{ClipOut, JointKeys, Keys};
 pub const EXPORT_RATE: f32 = 240.0;
 /// A jump of a STEP or NEAREST track becomes two keys this far apart or less.
 pub const JUMP_GAP: f32 = 2e-5;
+/// How far a half-way sample may stray from the interpolation of its
+/// neighbours before it becomes a key (see `strays`).
+pub const STRAY: f32 = 1e-4;
+/// Keys per clip at most (ozz indexes at most 65,536 key times per clip).
+pub const MAX_KEYS: usize = 60_000;
 /// Random evaluation times per clip.
 pub const RANDOM_EVALUATIONS: usize = 256;
 /// Random seek times per clip, for the timing.
@@ -102,14 +106,26 @@ fn midpoints(t: &[f32]) -> Vec<f32> {
     t.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect()
 }
 
-/// Whether the channel of joint `j` differs between two poses.
-fn differs(channel: Channel, a: &Transform, b: &Transform) -> bool {
-    match channel {
-        Channel::Translation => a.translation != b.translation,
-        Channel::Rotation => a.rotation != b.rotation,
-        Channel::Scale => a.scale != b.scale,
-        Channel::Matrix => a != b,
-    }
+/// Whether `mid`, sampled half way between poses `a` and `b`, strays from
+/// their interpolation by more than [`STRAY`] (translation and scale, per
+/// unit of the translation's length past 1; rotation, radians).
+fn strays(a: &[Transform], b: &[Transform], mid: &[Transform]) -> bool {
+    a.iter().zip(b).zip(mid).any(|((a, b), m)| {
+        let t = a.translation.lerp(b.translation, 0.5);
+        let s = a.scale.lerp(b.scale, 0.5);
+        let rb = if a.rotation.dot(b.rotation) < 0.0 {
+            -b.rotation
+        } else {
+            b.rotation
+        };
+        let r = (a.rotation + rb).normalize();
+        // About the angle between the two, without acos's loss near 1.
+        let angle = 2.0 * (r - m.rotation).length().min((r + m.rotation).length());
+        t.distance(m.translation) > STRAY * (1.0 + m.translation.length())
+            || s.distance(m.scale) > STRAY
+            || angle > STRAY
+            || !angle.is_finite()
+    })
 }
 
 /// The exported clip and vkskin's poses at its evaluation times.
@@ -128,58 +144,40 @@ pub fn export(clip: &Clip, keys: &[f32], seed: u64) -> Result<Exported, String> 
     grid.push(duration);
     grid.extend_from_slice(keys);
     grid.extend(midpoints(keys));
-    let mut grid = sorted_unique(grid, duration);
-    let mut poses = grid
+    let grid = sorted_unique(grid, duration);
+    let poses = grid
         .iter()
         .map(|&t| sampler.pose(t))
         .collect::<Result<Vec<_>, _>>()?;
 
-    // Jumps of STEP and NEAREST tracks.
-    let jumpy: Vec<_> = clip
-        .track_infos()
-        .iter()
-        .filter(|i| {
-            matches!(
-                i.interpolation,
-                Interpolation::Step | Interpolation::Nearest
-            )
-        })
-        .map(|i| (i.joint, i.channel))
-        .collect();
-    if !jumpy.is_empty() {
-        let mut extra = Vec::new();
-        for w in 0..grid.len() - 1 {
-            for &(j, ch) in &jumpy {
-                if !differs(ch, &poses[w][j], &poses[w + 1][j]) {
+    // Refinement: wherever the sample half way between two neighbours
+    // strays from their interpolation (a key between them, a jump of a STEP
+    // or NEAREST track, a fast curve), it becomes a key too, recursively,
+    // down to JUMP_GAP: keys of unknown time and jumps are kept.
+    let mut times = vec![grid[0]];
+    let mut refined = vec![poses[0].clone()];
+    for k in 0..grid.len() - 1 {
+        let mut stack = vec![(grid[k + 1], poses[k + 1].clone())];
+        // Depth-first: the left half of an interval before its right half.
+        while let Some((b, pb)) = stack.pop() {
+            let (a, pa) = (times[times.len() - 1], &refined[refined.len() - 1]);
+            let mid = 0.5 * (a + b);
+            if b - a > JUMP_GAP && mid > a && mid < b && times.len() + stack.len() < MAX_KEYS {
+                let pm = sampler.pose(mid)?;
+                if strays(pa, &pb, &pm) {
+                    stack.push((b, pb));
+                    stack.push((mid, pm));
                     continue;
                 }
-                let (mut lo, mut hi) = (grid[w], grid[w + 1]);
-                let old = poses[w][j];
-                while hi - lo > JUMP_GAP {
-                    let mid = 0.5 * (lo + hi);
-                    if mid <= lo || mid >= hi {
-                        break;
-                    }
-                    if differs(ch, &old, &sampler.pose(mid)?[j]) {
-                        hi = mid;
-                    } else {
-                        lo = mid;
-                    }
-                }
-                extra.push(lo);
-                extra.push(hi);
             }
-        }
-        if !extra.is_empty() {
-            grid.extend(extra);
-            grid = sorted_unique(grid, duration);
-            poses = grid
-                .iter()
-                .map(|&t| sampler.pose(t))
-                .collect::<Result<Vec<_>, _>>()?;
+            times.push(b);
+            refined.push(pb);
         }
     }
-
+    let (mut grid, mut poses) = (times, refined);
+    if std::env::var_os("CLIP_COMPARE_DEBUG").is_some() {
+        eprintln!("{}: {} keys after refinement", clip.name(), grid.len());
+    }
     // ozz needs a positive duration; a clip of one instant holds its pose.
     let ozz_duration = duration.max(CACHED_STEP);
     if duration <= 0.0 {

@@ -202,6 +202,7 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
                 ));
             }
             let mut worst = (0.0f32, 0usize, 0.0f32);
+            let mut worst_poses = None;
             for ((r, p), time) in e.reference.iter().zip(&b.poses).zip(&e.out.evaluations) {
                 if p.len() != r.len() {
                     return Err(format!(
@@ -214,16 +215,7 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
                 for (j, &v) in je.iter().enumerate() {
                     if v > worst.0 {
                         worst = (v, j, *time);
-                    }
-                }
-                if debug && std::env::var_os("CLIP_COMPARE_CHAIN").is_some() && *time == worst.2 {
-                    let mut j = Some(worst.1);
-                    while let Some(k) = j {
-                        eprintln!(
-                            "  joint {k} {:.3}: ref {:?}\n      ozz {:?}",
-                            je[k], r[k], p[k]
-                        );
-                        j = set.skeleton.parent(k);
+                        worst_poses = Some((r, p));
                     }
                 }
                 errors.extend(je);
@@ -239,6 +231,16 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
                     set.skeleton.names()[worst.1],
                     worst.2
                 );
+                // With CLIP_COMPARE_CHAIN: the worst joint's chain to the root.
+                if let (Some((r, p)), Some(_)) =
+                    (worst_poses, std::env::var_os("CLIP_COMPARE_CHAIN"))
+                {
+                    let mut j = Some(worst.1);
+                    while let Some(k) = j {
+                        eprintln!("  joint {k}: vkskin {:?}\n      ozz {:?}", r[k], p[k]);
+                        j = set.skeleton.parent(k);
+                    }
+                }
             }
         }
         let stats = ErrorStats::of(errors);
