@@ -81,6 +81,10 @@ pub use palette::{
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use pose::compressed::{
+    measure_error, measure_errors, ClipFile, ClipFileError, ClipFileFault, CompressedClip,
+    CompressionJob, Tolerance,
+};
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use pose::interpolation::Interpolation;
 pub use pose::local_to_model::{LocalToModelJob, SoaLocalToModelJob};
