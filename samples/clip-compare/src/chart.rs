@@ -8,13 +8,15 @@ use plotters::prelude::*;
 use crate::report::SetResult;
 
 const WIDTH: u32 = 1400;
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 8] = [
     RGBColor(230, 120, 30),
     RGBColor(250, 180, 100),
     RGBColor(40, 100, 190),
     RGBColor(120, 170, 230),
     RGBColor(30, 150, 70),
     RGBColor(130, 200, 140),
+    RGBColor(120, 60, 160),
+    RGBColor(190, 150, 220),
 ];
 
 /// One bar series: its legend and a value per set (`None`: not measured).
@@ -28,6 +30,29 @@ pub struct Panel {
     pub title: String,
     pub x_desc: String,
     pub series: Vec<Series>,
+}
+
+/// ozz in oranges, vkskin compressed in blues (purples at the strict
+/// tolerance's speed), vkskin's raw clips in greens; the lighter shade for
+/// the strict tolerance's bytes and for random seeks.
+fn color_for(label: &str, index: usize) -> RGBColor {
+    let strict = label.contains("0.01 cm");
+    let seek = label.ends_with("random seek");
+    let i = if label.starts_with("ozz") {
+        usize::from(strict || seek)
+    } else if label.starts_with("vkskin compressed") {
+        match (strict, label.ends_with("cached") || seek) {
+            (false, false) => 2,
+            (true, false) => 3,
+            (false, true) => 2 + usize::from(seek),
+            (true, true) => 6 + usize::from(seek),
+        }
+    } else if label.starts_with("vkskin") {
+        4 + usize::from(seek)
+    } else {
+        index
+    };
+    COLORS[i % COLORS.len()]
 }
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -172,7 +197,7 @@ pub fn draw(
                 .map_err(err)?;
             let k = p.series.len() as f64;
             for (si, s) in p.series.iter().enumerate() {
-                let color = COLORS[si % COLORS.len()];
+                let color = color_for(&s.label, si);
                 for (i, v) in s.values.iter().enumerate() {
                     let top = n - i as f64 - 0.08 - 0.84 * si as f64 / k;
                     let bottom = top - 0.84 / k;

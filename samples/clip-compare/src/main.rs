@@ -1,13 +1,15 @@
 //! clip-compare: every animation of the shared assets and the anim bench's
 //! clips, stored by ozz-animation (its optimizer and runtime builder, through
 //! `tools/ozz-compress`) at ozz's default tolerance (1 mm at 10 cm) and at
-//! ACL's strict one (0.01 cm at 3 cm), beside vkskin's `Clip`; each measured
+//! ACL's strict one (0.01 cm at 3 cm), beside vkskin's `Clip` and its
+//! `CompressionJob`'s compressed clips at the same tolerances; each measured
 //! against vkskin's sampling of the original clip by one metric
 //! (`clip_compare::metric`), with both samplers timed in one run.
 //!
 //! ```text
 //! clip-compare --ozz BUILD/ozz-compress [--assets DIR] [--rounds N] [--work DIR]
 //!              [--table FILE.md] [--csv FILE.csv] [--chart FILE.png] [--font FILE.ttf]
+//!              [--no-compressed]
 //! ```
 //!
 //! Prints the markdown tables (also to `--table`). Build ozz-compress first
@@ -22,6 +24,7 @@ use clip_compare::metric::{joint_errors, ErrorStats};
 use clip_compare::report::{Row, SetResult};
 use clip_compare::sets::{self, ClipSet};
 use clip_compare::{chart, report, timing};
+use vkskin::anim::{Clip, CompressionJob};
 
 /// A tolerance: its label, the error allowed and the distance measured at
 /// (meters, or the file's units).
@@ -55,6 +58,8 @@ struct Args {
     csv: Option<PathBuf>,
     chart: Option<PathBuf>,
     font: PathBuf,
+    /// `--no-compressed`: leave vkskin's compressed rows out (not measured).
+    no_compressed: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -67,6 +72,7 @@ fn args() -> Result<Args, String> {
         csv: None,
         chart: None,
         font: PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+        no_compressed: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -84,11 +90,12 @@ fn args() -> Result<Args, String> {
             "--csv" => a.csv = Some(value("--csv")?.into()),
             "--chart" => a.chart = Some(value("--chart")?.into()),
             "--font" => a.font = value("--font")?.into(),
+            "--no-compressed" => a.no_compressed = true,
             _ => {
                 return Err(format!(
                     "unknown argument {flag}; usage: clip-compare --ozz BUILD/ozz-compress \
                      [--assets DIR] [--rounds N] [--work DIR] [--table MD] [--csv CSV] \
-                     [--chart PNG] [--font TTF]"
+                     [--chart PNG] [--font TTF] [--no-compressed]"
                 ))
             }
         }
@@ -124,15 +131,21 @@ fn ozz(args: &Args, input: &Path, tag: &str, t: &Tolerance) -> Result<Vec<ClipBa
     interchange::read_output(&output.to_string_lossy(), &bytes)
 }
 
-/// The vkskin compressed rows: issue 41's `CompressedClip` is built on
-/// another branch; until it is merged these rows say so. Wiring it is one
-/// function: build it per clip at `t`, sample it at the evaluation times,
-/// time it like `timing::sample_clip`, return its row.
-fn vkskin_compressed(t: &Tolerance) -> Row {
-    Row::pending(
-        &format!("vkskin compressed, {}", t.label),
-        "not measured: vkskin's CompressedClip is not merged yet",
-    )
+/// vkskin's compressed clips of a set at one tolerance: `CompressionJob`
+/// per clip, sampled through the same `SamplingJob` as the original.
+fn compress(set: &ClipSet, t: &Tolerance) -> Result<Vec<Clip>, String> {
+    set.clips
+        .iter()
+        .map(|(clip, _)| {
+            CompressionJob {
+                clip,
+                skeleton: &set.skeleton,
+                tolerance: vkskin::anim::Tolerance::new(t.tolerance, t.distance),
+            }
+            .run()
+            .map_err(|e| format!("{}: compressing '{}': {e}", set.name, clip.name()))
+        })
+        .collect()
 }
 
 fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String> {
@@ -156,6 +169,16 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
     )
     .map_err(|e| format!("{}: {e}", input.display()))?;
 
+    let compressed: Vec<Vec<Clip>> = if args.no_compressed {
+        Vec::new()
+    } else {
+        TOLERANCES
+            .iter()
+            .map(|t| compress(set, t))
+            .collect::<Result<_, _>>()?
+    };
+    let mut packed_times: Vec<Vec<(f64, f64)>> =
+        vec![vec![(f64::INFINITY, f64::INFINITY); set.clips.len()]; TOLERANCES.len()];
     // Rounds alternate ozz (each tolerance) and vkskin; timings keep the
     // fastest round, poses come from the first.
     let mut ozz_back: Vec<Option<Vec<ClipBack>>> = vec![None; TOLERANCES.len()];
@@ -183,6 +206,12 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
         for ((clip, _), (e, best)) in set.clips.iter().zip(exported.iter().zip(&mut raw_times)) {
             let (c, s) = timing::sample_clip(clip, e.out.duration, e.out.step, &e.out.seeks);
             *best = (best.0.min(c), best.1.min(s));
+        }
+        for (clips, times) in compressed.iter().zip(&mut packed_times) {
+            for ((clip, e), best) in clips.iter().zip(&exported).zip(times.iter_mut()) {
+                let (c, s) = timing::sample_clip(clip, e.out.duration, e.out.step, &e.out.seeks);
+                *best = (best.0.min(c), best.1.min(s));
+            }
         }
         eprintln!("{}: round {} of {}", set.name, round + 1, args.rounds);
     }
@@ -244,6 +273,10 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
             }
         }
         let stats = ErrorStats::of(errors);
+        let pending = Row::pending(
+            &format!("vkskin compressed, {}", t.label),
+            "not measured in this run (--no-compressed)",
+        );
         rows.push(Row {
             method: format!("ozz, {}", t.label),
             bytes: Some(back.iter().map(|b| b.bytes).sum()),
@@ -253,7 +286,35 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
             ns_seek: Some(mean(back.iter().map(|b| b.ns_seek).collect())),
             note: String::new(),
         });
-        rows.push(vkskin_compressed(t));
+        if args.no_compressed {
+            rows.push(pending);
+        }
+    }
+    for ((t, clips), times) in TOLERANCES.iter().zip(&compressed).zip(&packed_times) {
+        let mut errors = Vec::new();
+        for (clip, e) in clips.iter().zip(&exported) {
+            let mut sampler = export::Sampler::new(clip);
+            for (r, &time) in e.reference.iter().zip(&e.out.evaluations) {
+                errors.extend(joint_errors(&parents, r, &sampler.pose(time)?, t.distance));
+            }
+        }
+        let stats = ErrorStats::of(errors);
+        let at = rows
+            .iter()
+            .position(|r: &Row| r.method == format!("ozz, {}", t.label))
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(
+            at,
+            Row {
+                method: format!("vkskin compressed, {}", t.label),
+                bytes: Some(clips.iter().map(|c| c.bytes() as u64).sum()),
+                worst: Some(stats.worst),
+                p99: Some(stats.p99),
+                ns_cached: Some(mean(times.iter().map(|t| t.0).collect())),
+                ns_seek: Some(mean(times.iter().map(|t| t.1).collect())),
+                note: String::new(),
+            },
+        );
     }
     rows.push(Row {
         method: RAW.into(),
