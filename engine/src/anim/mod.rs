@@ -82,6 +82,10 @@ pub use palette::{
 };
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
+pub use pose::compressed::{
+    measure_error, measure_errors, ClipFile, ClipFileError, ClipFileFault, CompressedClip,
+    CompressionJob, Tolerance,
+};
 pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use pose::flat_tracks::{FlatChannel, FlatClip, FlatKind, FlatTrack};

@@ -4,6 +4,7 @@ use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use super::interpolation::Interpolation;
 use super::quat::{slerp_angle, squad_setup};
+use super::compressed::format::CompressedClip;
 use super::timelines::Timelines;
 use super::weights::{build_weight_tracks, RawWeightTrack, WeightTrackInfo, WeightTracks};
 pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};
@@ -292,6 +293,9 @@ pub struct Clip {
     pub(crate) weights: WeightTracks,
     /// [`Clip::bytes`], counted once the layouts are final.
     bytes: usize,
+    /// A compressed clip's quantized tracks, sampled after the layouts
+    /// above (which then hold its constants and step tracks).
+    pub(crate) packed: Option<Box<CompressedClip>>,
 }
 
 /// A heap buffer a clip owns: what it holds, and giving back growth room.
@@ -593,6 +597,7 @@ impl Clip {
             solo_quat,
             weights,
             bytes: 0,
+            packed: None,
         };
         // Immutable from here: give back the growth room the layouts were
         // built with, then count what is held.
@@ -601,6 +606,40 @@ impl Clip {
         clip.for_each_buffer(&mut |b| held += b.held());
         clip.bytes = std::mem::size_of::<Self>() + held;
         Ok(clip)
+    }
+
+    /// A compressed clip: `base` (built from the original's constants and
+    /// step tracks) with `packed` sampled after it; the name, duration,
+    /// track list and weight tracks of the original.
+    pub(crate) fn with_packed(
+        mut base: Clip,
+        name: &str,
+        duration: f32,
+        tracks: Vec<TrackInfo>,
+        weights: WeightTracks,
+        packed: CompressedClip,
+    ) -> Clip {
+        base.name = name.to_string();
+        base.duration = duration;
+        base.tracks = tracks;
+        base.weights = weights;
+        base.for_each_buffer(&mut |b| b.shrink());
+        let mut held = std::mem::size_of::<CompressedClip>() + packed.held();
+        base.for_each_buffer(&mut |b| held += b.held());
+        base.bytes = std::mem::size_of::<Self>() + held;
+        base.packed = Some(Box::new(packed));
+        base
+    }
+
+    /// The compressed part, `None` for a clip in the raw layout.
+    pub fn compressed(&self) -> Option<&CompressedClip> {
+        self.packed.as_deref()
+    }
+
+    pub(crate) fn set_measured_error(&mut self, error: f32) {
+        if let Some(p) = &mut self.packed {
+            p.measured_error = error;
+        }
     }
 
     /// Calls `f` on every buffer the clip owns (the one list of them).

@@ -5,6 +5,7 @@
 
 pub(crate) mod blending;
 pub(crate) mod clip;
+pub(crate) mod compressed;
 pub(crate) mod crowd;
 pub(crate) mod crowd_weights;
 pub(crate) mod flat_tracks;

@@ -1,5 +1,6 @@
 use glam::{Quat, Vec3, Vec4};
 
+use super::compressed::decode::sample_packed;
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
 use super::soa::PoseSink;
@@ -195,6 +196,9 @@ fn sample_into<P: PoseSink + ?Sized>(
     for b in &clip.matrix_batches {
         let (i, u) = (iv[b.timeline], fr[b.timeline]);
         sample_matrix(b, i as usize, u, out);
+    }
+    if let Some(p) = clip.packed.as_deref() {
+        sample_packed(p, t, out);
     }
 }
 

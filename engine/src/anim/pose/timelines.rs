@@ -127,7 +127,6 @@ impl Timelines {
     }
 
     /// Key `k` of timeline `tl`.
-    #[cfg(test)]
     pub fn time(&self, tl: usize, k: usize) -> f32 {
         let at = self.keys[tl];
         self.times[at.at as usize + k * at.stride as usize]

@@ -221,3 +221,20 @@ pub(crate) struct SoloVec3 {
     /// of any key stays inside).
     pub keys: Vec<Vec3>,
 }
+
+/// Eight compressed-clip tracks of one segment, as the decoding kernel
+/// reads them: per lane the bit position of its first component in the
+/// earlier sample, its bit rate and that rate's `1 / (2^bits - 1)`, and
+/// per component the segment minimum and extent (in 255ths, already
+/// multiplied by 1/255) and the clip minimum and extent. Spare lanes
+/// repeat the last track.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PackedLanes {
+    pub pos: [i32; 8],
+    pub bits: [i32; 8],
+    pub inv_levels: [f32; 8],
+    pub seg_min: [[f32; 8]; 3],
+    pub seg_ext: [[f32; 8]; 3],
+    pub clip_min: [[f32; 8]; 3],
+    pub clip_ext: [[f32; 8]; 3],
+}

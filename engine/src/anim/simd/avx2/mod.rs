@@ -21,6 +21,7 @@
 
 pub(crate) mod blending;
 pub(crate) mod common;
+pub(crate) mod compressed;
 pub(crate) mod dqs;
 pub(crate) mod lbs;
 pub(crate) mod lbs1;
@@ -30,6 +31,7 @@ pub(crate) mod palette;
 pub(crate) mod sampling;
 pub(crate) mod timelines;
 
+pub(crate) use compressed::decode8;
 pub(crate) use blending::{
     blend2_either, blend_soa, blend_soa2, store_runs_into_loads, TRANSFORM_PACKED,
 };

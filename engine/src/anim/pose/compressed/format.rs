@@ -1,0 +1,314 @@
+//! The compressed clip's data and the arithmetic its encoder and decoder
+//! share (so what the compression job measures is what sampling decodes).
+//! Imports nothing of the clip or the sampler: both sides import it.
+
+use glam::{Quat, Vec3, Vec4};
+
+/// Intervals per segment: a segment holds `SEGMENT + 1` samples, its last
+/// also the next segment's first, so a sample and the next always lie in
+/// one segment.
+pub(crate) const SEGMENT: usize = 16;
+
+/// The bit rates a track may take in a segment, per component. 0 is a
+/// track constant over the segment (its segment minimum).
+pub(crate) const BIT_RATES: [u8; 20] = [
+    0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24,
+];
+
+// The largest rate: a component read never spans more than `24 + 7`
+// bits, so one unaligned 32-bit read holds it.
+const _: () = assert!(BIT_RATES[BIT_RATES.len() - 1] == 24);
+
+/// Zero bytes after the bit stream, so a component read near its end may
+/// load whole words.
+pub(crate) const PAD: usize = 8;
+
+/// Which channel of a joint a compressed track animates.
+pub(crate) const TRANSLATION: u8 = 0;
+pub(crate) const ROTATION: u8 = 1;
+pub(crate) const SCALE: u8 = 2;
+
+/// A tolerance: the largest distance, in model units, between where a
+/// point `distance` away from a joint lands under the original clip and
+/// under the compressed one, in model space (each joint's error includes
+/// its ancestors'). Model units are metres for glTF files: 1 mm at 10 cm
+/// is `Tolerance::new(0.001, 0.1)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// The largest error allowed, model units.
+    pub error: f32,
+    /// How far from each joint the virtual vertices lie, model units.
+    pub distance: f32,
+}
+
+impl Tolerance {
+    /// ozz-animation's optimizer default: 1 mm at 10 cm.
+    pub const OZZ_DEFAULT: Tolerance = Tolerance {
+        error: 0.001,
+        distance: 0.1,
+    };
+    /// The Animation Compression Library's default: 0.01 cm at 3 cm.
+    pub const ACL_DEFAULT: Tolerance = Tolerance {
+        error: 0.0001,
+        distance: 0.03,
+    };
+
+    /// `error` at `distance`, both in model units.
+    pub const fn new(error: f32, distance: f32) -> Self {
+        Self { error, distance }
+    }
+
+    /// Parses `MM@CM` (millimetres at centimetres, as `inspect --tolerance`
+    /// takes it: `1@10` is ozz's default) into model units taken as metres.
+    pub fn parse_mm_at_cm(s: &str) -> Option<Self> {
+        let (mm, cm) = s.split_once('@')?;
+        let mm: f32 = mm.trim().parse().ok()?;
+        let cm: f32 = cm.trim().parse().ok()?;
+        let t = Self::new(mm / 1000.0, cm / 100.0);
+        t.is_valid().then_some(t)
+    }
+
+    /// Both finite and positive.
+    pub fn is_valid(&self) -> bool {
+        self.error.is_finite() && self.error > 0.0 && self.distance.is_finite() && self.distance > 0.0
+    }
+}
+
+/// One animated channel kept as quantized samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PackedTrack {
+    pub joint: u16,
+    /// [`TRANSLATION`], [`ROTATION`] or [`SCALE`].
+    pub channel: u8,
+}
+
+/// One track in one segment: its bit rate per component and its range
+/// inside the clip's range, in 255ths (`min`, `extent`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SegmentTrack {
+    pub bits: u8,
+    pub min: [u8; 3],
+    pub extent: [u8; 3],
+}
+
+/// One segment: where its samples start in the bit stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segment {
+    /// Byte offset of its first sample in [`CompressedClip::data`].
+    pub data_at: u32,
+    /// Bits of one sample of every track (the sum of `3 * bits`).
+    pub sample_bits: u32,
+}
+
+/// A track of the base clip (step tracks with their keys, constants with
+/// one): what the clip file stores of them, kept so it saves back the
+/// same bytes it was loaded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BaseTrack {
+    pub joint: u16,
+    pub channel: u8,
+    /// `Interpolation` as [`interpolation_code`] numbers it.
+    pub interpolation: u8,
+    /// Keys; the first at `first` in the time list and at `first * 4`
+    /// in the values (four floats a key, the fourth 0 for vectors).
+    pub keys: u32,
+    pub first: u32,
+}
+
+/// The part of a compressed clip that is sampled from quantized samples:
+/// uniform samples of the original clip's curves (whatever their
+/// interpolation), cut in segments of [`SEGMENT`] intervals; per track a
+/// range over the clip, per track and segment a range inside it (8 bits a
+/// bound) and a bit rate; rotations as `x, y, z` with `w >= 0` implied.
+/// Constant and bind-pose channels and step tracks are in the clip's base
+/// layout (see [`crate::anim::CompressionJob`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompressedClip {
+    /// Samples in the clip, at least two where there are tracks.
+    pub(crate) samples: u32,
+    /// Seconds between samples and its inverse.
+    pub(crate) step: f32,
+    pub(crate) inv_step: f32,
+    pub(crate) tracks: Vec<PackedTrack>,
+    /// Per track: clip minimum `x, y, z`, then extent `x, y, z`.
+    pub(crate) ranges: Vec<[f32; 6]>,
+    pub(crate) segments: Vec<Segment>,
+    /// Segment `s`, track `i` at `s * tracks + i`.
+    pub(crate) segment_tracks: Vec<SegmentTrack>,
+    /// The bit stream, then [`PAD`] zero bytes.
+    pub(crate) data: Vec<u8>,
+    pub(crate) base: Vec<BaseTrack>,
+    pub(crate) base_times: Vec<f32>,
+    pub(crate) base_values: Vec<[f32; 4]>,
+    /// The tolerance asked for and the worst error measured once built.
+    pub(crate) tolerance: Tolerance,
+    pub(crate) measured_error: f32,
+}
+
+impl CompressedClip {
+    /// Samples per second of the animated tracks (0 without any).
+    pub fn sample_rate(&self) -> f32 {
+        if self.tracks.is_empty() {
+            0.0
+        } else {
+            self.inv_step
+        }
+    }
+
+    /// Number of uniform samples per animated track.
+    pub fn sample_count(&self) -> usize {
+        self.samples as usize
+    }
+
+    /// Number of segments.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Channels kept as quantized samples.
+    pub fn animated_track_count(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// Channels kept as one value (constant tracks) or as step keys.
+    pub fn base_track_count(&self) -> usize {
+        self.base.len()
+    }
+
+    /// The tolerance the clip was compressed to.
+    pub fn tolerance(&self) -> Tolerance {
+        self.tolerance
+    }
+
+    /// The worst error measured by the compression job (the tolerance's
+    /// metric, at every sample, key time and quarter interval).
+    pub fn measured_error(&self) -> f32 {
+        self.measured_error
+    }
+
+    /// The mean bit rate per component over tracks and segments.
+    pub fn mean_bits(&self) -> f32 {
+        if self.segment_tracks.is_empty() {
+            return 0.0;
+        }
+        let sum: u32 = self.segment_tracks.iter().map(|t| u32::from(t.bits)).sum();
+        sum as f32 / self.segment_tracks.len() as f32
+    }
+
+    /// Bytes the compressed part holds (buffers by capacity).
+    pub(crate) fn held(&self) -> usize {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        b(&self.tracks)
+            + b(&self.ranges)
+            + b(&self.segments)
+            + b(&self.segment_tracks)
+            + b(&self.data)
+            + b(&self.base)
+            + b(&self.base_times)
+            + b(&self.base_values)
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        self.tracks.shrink_to_fit();
+        self.ranges.shrink_to_fit();
+        self.segments.shrink_to_fit();
+        self.segment_tracks.shrink_to_fit();
+        self.data.shrink_to_fit();
+        self.base.shrink_to_fit();
+        self.base_times.shrink_to_fit();
+        self.base_values.shrink_to_fit();
+    }
+}
+
+/// `1 / (2^bits - 1)` for every bit count up to [`MAX_BITS`] (0 for 0).
+pub(crate) const INV_LEVELS: [f32; 25] = {
+    let mut t = [0.0f32; 25];
+    let mut b = 1;
+    while b < 25 {
+        t[b] = 1.0 / ((1u32 << b) - 1) as f32;
+        b += 1;
+    }
+    t
+};
+
+/// 1/255: segment ranges are in 255ths of the clip's.
+pub(crate) const INV_255: f32 = 1.0 / 255.0;
+
+/// A component's value from its quantized integer: the clip range
+/// `(cmin, cext)`, the segment range in 255ths `(smin, sext)`, the
+/// level `q` of `2^bits - 1`. Sampling and the compression job both call
+/// this (the AVX2 decoder does the same operations in the same order).
+#[inline(always)]
+pub(crate) fn dequantize(q: u32, bits: u8, smin: u8, sext: u8, cmin: f32, cext: f32) -> f32 {
+    let n = q as f32 * INV_LEVELS[bits as usize];
+    let v01 = smin as f32 * INV_255 + (sext as f32 * INV_255) * n;
+    cmin + cext * v01
+}
+
+/// The quaternion of three stored components, `w >= 0` rebuilt.
+#[inline(always)]
+pub(crate) fn quat_of(v: Vec3) -> Vec4 {
+    let w2 = 1.0 - (v.x * v.x + v.y * v.y + v.z * v.z);
+    Vec4::new(v.x, v.y, v.z, w2.max(0.0).sqrt())
+}
+
+/// Normalised lerp of two decoded samples, the short way.
+#[inline(always)]
+pub(crate) fn nlerp4(a: Vec4, b: Vec4, u: f32) -> Quat {
+    let d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    let b = if d < 0.0 { -b } else { b };
+    let r = a * (1.0 - u) + b * u;
+    let len2 = r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w;
+    let inv = 1.0 / len2.sqrt();
+    Quat::from_vec4(r * inv)
+}
+
+/// `a (1 - u) + b u`.
+#[inline(always)]
+pub(crate) fn lerp3(a: Vec3, b: Vec3, u: f32) -> Vec3 {
+    a * (1.0 - u) + b * u
+}
+
+/// Sample interval `k` (`0..samples - 1`) and fraction at clip time `t`.
+#[inline(always)]
+pub(crate) fn locate(samples: u32, inv_step: f32, t: f32) -> (usize, f32) {
+    let x = (t * inv_step).max(0.0);
+    let k = (x as u32).min(samples - 2);
+    let u = (x - k as f32).clamp(0.0, 1.0);
+    (k as usize, u)
+}
+
+/// Reads `bits` bits at bit `pos` of `data` (LSB first).
+#[inline(always)]
+pub(crate) fn read_bits(data: &[u8], pos: usize, bits: u8) -> u32 {
+    let at = pos >> 3;
+    let w = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+    (w >> (pos & 7)) & ((1u32 << bits) - 1)
+}
+
+/// Stable numbers for [`crate::anim::Interpolation`] in the base tracks.
+pub(crate) fn interpolation_code(i: crate::anim::Interpolation) -> u8 {
+    use crate::anim::Interpolation as I;
+    match i {
+        I::Step => 0,
+        I::Linear => 1,
+        I::Nearest => 2,
+        I::Squad => 3,
+        I::CubicSpline => 4,
+    }
+}
+
+/// The inverse of [`interpolation_code`].
+pub(crate) fn interpolation_of(code: u8) -> Option<crate::anim::Interpolation> {
+    use crate::anim::Interpolation as I;
+    Some(match code {
+        0 => I::Step,
+        1 => I::Linear,
+        2 => I::Nearest,
+        3 => I::Squad,
+        4 => I::CubicSpline,
+        _ => return None,
+    })
+}

@@ -1,0 +1,18 @@
+//! Compressed clips: [`CompressionJob`] turns a [`Clip`](crate::anim::Clip)
+//! into one whose animated channels are uniform samples quantized within
+//! a [`Tolerance`] (`format` holds the data and the arithmetic shared by
+//! the encoder and the decoder, `decode` the sampler, `job` the
+//! compression and the error metric, `file` the clip file). A compressed
+//! clip is a `Clip`: every job that samples clips samples it.
+
+pub(crate) mod decode;
+pub(crate) mod file;
+pub(crate) mod format;
+pub(crate) mod job;
+
+pub use file::{ClipFile, ClipFileError, ClipFileFault};
+pub use format::{CompressedClip, Tolerance};
+pub use job::{measure_error, measure_errors, CompressionJob};
+
+#[cfg(test)]
+mod tests;
