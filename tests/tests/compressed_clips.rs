@@ -57,7 +57,11 @@ fn error(skel: &Skeleton, a: &[Transform], b: &[Transform], d: f32) -> f32 {
     for j in 0..ma.len() {
         for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
             let p = axis * d;
-            worst = worst.max(ma[j].transform_point3(p).distance(mb[j].transform_point3(p)));
+            worst = worst.max(
+                ma[j]
+                    .transform_point3(p)
+                    .distance(mb[j].transform_point3(p)),
+            );
         }
     }
     worst
@@ -103,7 +107,14 @@ fn shared_asset_clips_compress_within_tolerance_and_round_trip() {
                 .expect("compress");
                 let worst = times(clip)
                     .into_iter()
-                    .map(|t| error(&model.skeleton, &sample(clip, t), &sample(&c, t), tol.distance))
+                    .map(|t| {
+                        error(
+                            &model.skeleton,
+                            &sample(clip, t),
+                            &sample(&c, t),
+                            tol.distance,
+                        )
+                    })
                     .fold(0.0f32, f32::max);
                 let p = c.compressed().expect("compressed");
                 eprintln!(
@@ -118,7 +129,11 @@ fn shared_asset_clips_compress_within_tolerance_and_round_trip() {
                     p.measured_error() * 1000.0
                 );
                 if worst > tol.error {
-                    failures.push(format!("{file} {} at {} mm: {worst}", clip.name(), tol.error * 1000.0));
+                    failures.push(format!(
+                        "{file} {} at {} mm: {worst}",
+                        clip.name(),
+                        tol.error * 1000.0
+                    ));
                 }
                 clips.push(c);
             }
