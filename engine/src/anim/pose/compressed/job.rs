@@ -56,6 +56,9 @@ pub struct CompressionJob<'a> {
     pub tolerance: Tolerance,
 }
 
+/// A base track before layout: joint, channel, interpolation, times, values.
+type BaseKeys = (usize, u8, Interpolation, Vec<f32>, Vec<[f32; 4]>);
+
 /// What one channel of one joint is.
 #[derive(Clone, Debug)]
 enum Kind {
@@ -179,7 +182,7 @@ impl CompressionJob<'_> {
                 .collect()
         };
         let bind = skel.bind_local();
-        let mut base_tracks: Vec<(usize, u8, Interpolation, Vec<f32>, Vec<[f32; 4]>)> = Vec::new();
+        let mut base_tracks: Vec<BaseKeys> = Vec::new();
         for j in 0..n {
             for c in 0..3u8 {
                 match &kinds[j][c as usize] {
