@@ -180,6 +180,22 @@ fn clip(skeleton: &Skeleton, rotation: Interpolation, shared_times: bool, seed: 
     }
 }
 
+/// The bench clip (seed 7) compressed at ozz's default tolerance.
+fn compressed(shape: Shape, n: usize, interp: Interpolation, shared: bool) -> Clip {
+    let skel = skeleton(shape, n);
+    let raw = clip(&skel, interp, shared, 7);
+    match (CompressionJob {
+        clip: &raw,
+        skeleton: &skel,
+        tolerance: Tolerance::OZZ_DEFAULT,
+    })
+    .run()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("compressing the bench clip: {e}"),
+    }
+}
+
 struct Sampler {
     clip: Clip,
     ctx: SamplingContext,
@@ -787,6 +803,21 @@ fn summary() {
             }),
         );
     }
+    // The same bench clip compressed at ozz's default tolerance (1 mm at
+    // 10 cm): sampled into a SoA pose, played forward and seeking.
+    for (name, seek) in [
+        ("sample compressed 1mm@10cm, cached", false),
+        ("sample compressed 1mm@10cm, random seek", true),
+    ] {
+        joint_row(
+            name,
+            None,
+            Box::new(move |shape, n| {
+                let mut s = Sampler::new(compressed(shape, n, Interpolation::Linear, true));
+                per_element(n, || s.step_soa(seek))
+            }),
+        );
+    }
     joint_row(
         "local-to-model",
         Some(4.0),
@@ -845,15 +876,26 @@ fn summary() {
     );
     // Bytes the bench clip holds (linear, seed 7), per joint, for each
     // shape: ozz-bench prints `Animation::size()` under the same names.
-    for (name, shared) in [
-        ("clip memory", true),
-        ("clip memory, unshared key times", false),
+    for (name, shared, packed) in [
+        ("clip memory", true, false),
+        ("clip memory, unshared key times", false, false),
+        ("clip memory, compressed 1mm@10cm", true, true),
+        (
+            "clip memory, unshared key times, compressed 1mm@10cm",
+            false,
+            true,
+        ),
     ] {
         if !wanted(name) {
             continue;
         }
         let per_joint = |shape: Shape, n: usize| {
-            clip(&skeleton(shape, n), Interpolation::Linear, shared, 7).bytes() as f64 / n as f64
+            let c = if packed {
+                compressed(shape, n, Interpolation::Linear, shared)
+            } else {
+                clip(&skeleton(shape, n), Interpolation::Linear, shared, 7)
+            };
+            c.bytes() as f64 / n as f64
         };
         rows.push(Row {
             what: name.into(),

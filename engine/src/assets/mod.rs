@@ -2,6 +2,7 @@
 //! built-in demo models. No Vulkan here.
 
 pub mod builtin;
+pub mod clipfile;
 mod error;
 pub mod gltf;
 mod model;
@@ -17,7 +18,8 @@ pub use model::{
 };
 pub use options::LoadOptions;
 
-/// Loads a model, choosing the loader by file extension (`.gltf`, `.glb`, `.x`).
+/// Loads a model, choosing the loader by file extension (`.gltf`, `.glb`,
+/// `.x`, or `.vkclip`: a clip file, skeleton and clips without meshes).
 pub fn load(path: impl AsRef<Path>) -> Result<Model, LoadError> {
     load_with(path, &LoadOptions::default())
 }
@@ -33,11 +35,12 @@ pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model,
     match ext.as_str() {
         "gltf" | "glb" => gltf::load(path, options),
         "x" => x::load(path, options),
+        clipfile::EXTENSION => clipfile::load(path),
         _ => Err(LoadError::new(
             path,
             Place::Unknown,
             FaultKind::Unsupported,
-            format!("unknown model format {ext:?} (expected .gltf, .glb or .x)"),
+            format!("unknown model format {ext:?} (expected .gltf, .glb, .x or .vkclip)"),
         )),
     }
 }

@@ -13,6 +13,14 @@
 //! `--weights` (the whole weight vector, comma-separated); the JSON holds
 //! them as `weights`.
 //!
+//! `inspect FILE --compress [--tolerance MM@CM] --out F.vkclip` compresses
+//! every clip of the model (`CompressionJob`, default tolerance 1 mm at
+//! 10 cm, ozz's), writes the skeleton and the compressed clips as a clip
+//! file, and prints per clip its bytes (in memory and in the file) beside
+//! the raw f32 size of its keys, the ratio, and the error measured by the
+//! tolerance's metric at every key time, key-interval middle and 1,000
+//! evenly spread times (worst and 99th percentile).
+//!
 //! `FILE` may be `builtin:morph`, the engine's morph-target demo
 //! (`assets::builtin::MorphBlob`), or `builtin:character`.
 
@@ -61,9 +69,15 @@ struct Args {
     /// then discrete > integrated > CPU).
     #[arg(long)]
     device: Option<String>,
-    /// Output JSON file for --dump-skinned.
+    /// Output JSON file for --dump-skinned, clip file for --compress.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Compress the clips and write a clip file (--out F.vkclip).
+    #[arg(long)]
+    compress: bool,
+    /// --compress tolerance: millimetres at centimetres from each joint.
+    #[arg(long, default_value = "1@10")]
+    tolerance: String,
 }
 
 /// The skinning paths `--path` knows: the CPU reference (linear blend
@@ -141,6 +155,9 @@ fn run(args: &Args) -> Result<(), String> {
                 None,
             )
         };
+    if args.compress {
+        return compress(&model, args);
+    }
     if args.dump_skinned {
         let path = parse_path(&args.path)?;
         let out = args
@@ -560,4 +577,128 @@ fn skin_cpu(model: &Model, locals: &[Transform], weights: &[f32]) -> Result<Vec<
         .into_iter()
         .map(|v| (v.positions, v.normals))
         .collect())
+}
+
+/// What a clip's keys cost as f32: per track, keys times its components
+/// (4 for a rotation, 3 for a vector, 10 for a matrix), 4 bytes each.
+fn raw_f32_bytes(clip: &vkskin::anim::Clip) -> usize {
+    use vkskin::anim::Channel;
+    clip.track_infos()
+        .iter()
+        .map(|t| {
+            let c = match t.channel {
+                Channel::Rotation => 4,
+                Channel::Translation | Channel::Scale => 3,
+                Channel::Matrix => 10,
+            };
+            t.keys * c * 4
+        })
+        .sum()
+}
+
+fn compress(model: &Model, args: &Args) -> Result<(), String> {
+    use vkskin::anim::{measure_errors, ClipFile, CompressionJob, Tolerance};
+    let out = args
+        .out
+        .as_ref()
+        .ok_or("--compress needs --out FILE.vkclip")?;
+    let tol = Tolerance::parse_mm_at_cm(&args.tolerance)
+        .ok_or_else(|| format!("--tolerance {:?}: expected MM@CM, say 1@10", args.tolerance))?;
+    let joints = model.skeleton.len().max(1);
+    println!(
+        "{}: {} joints, tolerance {} mm at {} cm",
+        args.file.display(),
+        model.skeleton.len(),
+        tol.error * 1000.0,
+        tol.distance * 100.0
+    );
+    println!(
+        "{:<24} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6} {:>9} {:>9}",
+        "clip",
+        "seconds",
+        "raw f32",
+        "memory",
+        "file",
+        "ratio",
+        "B/joint",
+        "Hz",
+        "worst mm",
+        "p99 mm"
+    );
+    let mut clips = Vec::new();
+    let (mut raw_total, mut mem_total, mut file_total) = (0usize, 0usize, 0usize);
+    let mut worst_total = 0.0f32;
+    for clip in &model.clips {
+        let c = CompressionJob {
+            clip,
+            skeleton: &model.skeleton,
+            tolerance: tol,
+        }
+        .run()
+        .map_err(|e| format!("{}: {e}", clip.name()))?;
+        // Key times and middles of the clip's tracks, and 1,000 times.
+        let d = clip.duration();
+        let mut times: Vec<f32> = (0..1000).map(|k| d * k as f32 / 1000.0).collect();
+        for t in clip.track_infos() {
+            times.push(t.start);
+            times.push(0.5 * (t.start + t.end));
+        }
+        let mut errs = measure_errors(clip, &c, &model.skeleton, &times, tol.distance)
+            .map_err(|e| e.to_string())?;
+        errs.sort_by(f32::total_cmp);
+        let worst = errs
+            .last()
+            .copied()
+            .unwrap_or(0.0)
+            .max(c.compressed().map_or(0.0, |p| p.measured_error()));
+        let p99 = errs.get(errs.len() * 99 / 100).copied().unwrap_or(0.0);
+        let one = ClipFile {
+            skeleton: model.skeleton.clone(),
+            clips: vec![c.clone()],
+        };
+        let skel_only = ClipFile {
+            skeleton: model.skeleton.clone(),
+            clips: Vec::new(),
+        };
+        let file_bytes = one.to_bytes()?.len() - skel_only.to_bytes()?.len();
+        let raw = raw_f32_bytes(clip);
+        let rate = c.compressed().map_or(0.0, |p| p.sample_rate());
+        println!(
+            "{:<24} {:>7.2} {:>9} {:>9} {:>9} {:>6.1}x {:>7.0} {:>6.0} {:>9.4} {:>9.4}",
+            clip.name(),
+            d,
+            raw,
+            c.bytes(),
+            file_bytes,
+            raw as f32 / c.bytes().max(1) as f32,
+            c.bytes() as f32 / joints as f32,
+            rate,
+            worst * 1000.0,
+            p99 * 1000.0
+        );
+        raw_total += raw;
+        mem_total += c.bytes();
+        file_total += file_bytes;
+        worst_total = worst_total.max(worst);
+        clips.push(c);
+    }
+    println!(
+        "{:<24} {:>7} {:>9} {:>9} {:>9} {:>6.1}x {:>7.0} {:>6} {:>9.4}",
+        "total",
+        "",
+        raw_total,
+        mem_total,
+        file_total,
+        raw_total as f32 / mem_total.max(1) as f32,
+        mem_total as f32 / joints as f32,
+        "",
+        worst_total * 1000.0
+    );
+    let file = ClipFile {
+        skeleton: model.skeleton.clone(),
+        clips,
+    };
+    file.save(out).map_err(|e| e.to_string())?;
+    eprintln!("inspect: wrote {}", out.display());
+    Ok(())
 }

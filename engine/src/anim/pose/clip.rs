@@ -2,9 +2,9 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
 
+use super::compressed::format::CompressedClip;
 use super::interpolation::Interpolation;
 use super::quat::{slerp_angle, squad_setup};
-use super::compressed::format::CompressedClip;
 use super::timelines::Timelines;
 use super::weights::{build_weight_tracks, RawWeightTrack, WeightTrackInfo, WeightTracks};
 pub(crate) use crate::anim::simd::lanes::{SoloVec3, SquadSpan, Vec3Field};

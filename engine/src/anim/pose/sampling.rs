@@ -1,7 +1,7 @@
 use glam::{Quat, Vec3, Vec4};
 
-use super::compressed::decode::sample_packed;
 use super::clip::{MatrixBatch, QuatBatch, SquadSpan, Vec3Batch, Vec3Field, SQUAD_ROWS};
+use super::compressed::decode::sample_packed;
 use super::quat::{acos01, sin4, MIN_SLERP_ANGLE};
 use super::soa::PoseSink;
 use super::timelines::locate_all;

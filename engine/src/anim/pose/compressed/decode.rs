@@ -137,7 +137,11 @@ pub(crate) fn sample_packed_scalar<P: PoseSink + ?Sized>(p: &CompressedClip, t: 
 pub(crate) fn decode(data: &[u8], pos: usize, st: &SegmentTrack, range: &[f32; 6]) -> Vec3 {
     let b = st.bits as usize;
     let c = |i: usize| {
-        let q = if b == 0 { 0 } else { read_bits(data, pos + i * b, st.bits) };
+        let q = if b == 0 {
+            0
+        } else {
+            read_bits(data, pos + i * b, st.bits)
+        };
         dequantize(q, st.bits, st.min[i], st.extent[i], range[i], range[3 + i])
     };
     Vec3::new(c(0), c(1), c(2))

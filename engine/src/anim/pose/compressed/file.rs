@@ -202,7 +202,9 @@ impl ClipFile {
             fault,
             message,
         };
-        let bytes = self.to_bytes().map_err(|m| err(ClipFileFault::Invalid, m))?;
+        let bytes = self
+            .to_bytes()
+            .map_err(|m| err(ClipFileFault::Invalid, m))?;
         std::fs::write(path, bytes).map_err(|e| err(ClipFileFault::Io, e.to_string()))
     }
 
@@ -228,10 +230,18 @@ impl ClipFile {
             message,
         };
         if bytes.len() < 8 || bytes[..8] != MAGIC {
-            return Err(fail(0, ClipFileFault::Magic, "not a clip file (no VKSCLIP magic)".into()));
+            return Err(fail(
+                0,
+                ClipFileFault::Magic,
+                "not a clip file (no VKSCLIP magic)".into(),
+            ));
         }
         if bytes.len() < HEADER {
-            return Err(fail(bytes.len(), ClipFileFault::Truncated, "the header is cut short".into()));
+            return Err(fail(
+                bytes.len(),
+                ClipFileFault::Truncated,
+                "the header is cut short".into(),
+            ));
         }
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
         let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
@@ -239,7 +249,10 @@ impl ClipFile {
             return Err(fail(
                 8,
                 ClipFileFault::Version,
-                format!("version {version}, this build reads version {}", Self::VERSION),
+                format!(
+                    "version {version}, this build reads version {}",
+                    Self::VERSION
+                ),
             ));
         }
         let len = word(12);
@@ -253,11 +266,18 @@ impl ClipFile {
             return Err(fail(
                 12,
                 fault,
-                format!("the header announces {len} body bytes, the file has {}", body.len()),
+                format!(
+                    "the header announces {len} body bytes, the file has {}",
+                    body.len()
+                ),
             ));
         }
         if fnv1a(body) != word(20) {
-            return Err(fail(20, ClipFileFault::Checksum, "the body's checksum does not match (corrupt file)".into()));
+            return Err(fail(
+                20,
+                ClipFileFault::Checksum,
+                "the body's checksum does not match (corrupt file)".into(),
+            ));
         }
         let mut r = Reader { bytes: body, at: 0 };
         let rebase = |e: ReadError| fail(HEADER + e.at, e.fault, e.message);
@@ -268,7 +288,11 @@ impl ClipFile {
             clips.push(read_clip(&mut r, &skeleton).map_err(rebase)?);
         }
         if r.at != body.len() {
-            return Err(fail(HEADER + r.at, ClipFileFault::Invalid, "bytes after the last clip".into()));
+            return Err(fail(
+                HEADER + r.at,
+                ClipFileFault::Invalid,
+                "bytes after the last clip".into(),
+            ));
         }
         Ok(Self { skeleton, clips })
     }
@@ -324,7 +348,10 @@ impl<'a> Reader<'a> {
 
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ReadError> {
         if self.bytes.len() - self.at < n {
-            return self.err(ClipFileFault::Truncated, format!("the file ends inside {what}"));
+            return self.err(
+                ClipFileFault::Truncated,
+                format!("the file ends inside {what}"),
+            );
         }
         let s = &self.bytes[self.at..self.at + n];
         self.at += n;
@@ -371,7 +398,10 @@ impl<'a> Reader<'a> {
             self.at -= 4;
             return self.err(
                 ClipFileFault::Count,
-                format!("a count of {n} is more than the {} bytes left could hold", self.bytes.len() - self.at - 4),
+                format!(
+                    "a count of {n} is more than the {} bytes left could hold",
+                    self.bytes.len() - self.at - 4
+                ),
             );
         }
         Ok(n)
@@ -393,22 +423,35 @@ impl<'a> Reader<'a> {
 fn read_skeleton(r: &mut Reader) -> Result<Skeleton, ReadError> {
     let n = r.count(4 + 2 + 88)?;
     if n > crate::anim::MAX_JOINTS {
-        return r.err(ClipFileFault::Invalid, format!("{n} joints, more than {}", crate::anim::MAX_JOINTS));
+        return r.err(
+            ClipFileFault::Invalid,
+            format!("{n} joints, more than {}", crate::anim::MAX_JOINTS),
+        );
     }
-    let (mut names, mut parents, mut bind, mut inverse) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut names, mut parents, mut bind, mut inverse) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for j in 0..n {
         names.push(r.string()?);
         let p = r.u16()?;
         if p != u16::MAX && p as usize >= j {
             r.at -= 2;
-            return r.err(ClipFileFault::Invalid, format!("joint {j} has parent {p}, not an earlier joint"));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("joint {j} has parent {p}, not an earlier joint"),
+            );
         }
         parents.push((p != u16::MAX).then_some(p as usize));
         let [tx, ty, tz, rx, ry, rz, rw, sx, sy, sz] = r.f32s::<10>()?;
         let q = Quat::from_xyzw(rx, ry, rz, rw);
         if (q.length() - 1.0).abs() > 1e-3 {
-            return r.err(ClipFileFault::Invalid, format!("joint {j}'s bind rotation is not a unit quaternion"));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("joint {j}'s bind rotation is not a unit quaternion"),
+            );
         }
         bind.push(Transform {
             translation: Vec3::new(tx, ty, tz),
@@ -417,7 +460,9 @@ fn read_skeleton(r: &mut Reader) -> Result<Skeleton, ReadError> {
         });
         let m = r.f32s::<12>()?;
         inverse.push(Affine3A {
-            matrix3: Mat3A::from_cols_array(&[m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]]),
+            matrix3: Mat3A::from_cols_array(&[
+                m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8],
+            ]),
             translation: Vec3A::new(m[9], m[10], m[11]),
         });
     }
@@ -429,7 +474,10 @@ fn read_skeleton(r: &mut Reader) -> Result<Skeleton, ReadError> {
     };
     let (mut s, remap) = Skeleton::new(names, &parents, bind).map_err(fail)?;
     if remap.iter().enumerate().any(|(i, &k)| i != k) {
-        return r.err(ClipFileFault::Invalid, "joints are not in parent-first order");
+        return r.err(
+            ClipFileFault::Invalid,
+            "joints are not in parent-first order",
+        );
     }
     s.set_inverse_bind(inverse).map_err(fail)?;
     Ok(s)
@@ -441,12 +489,18 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     let start = r.at;
     let duration = r.f32()?;
     if duration < 0.0 {
-        return r.err(ClipFileFault::Invalid, format!("clip {name:?} has duration {duration}"));
+        return r.err(
+            ClipFileFault::Invalid,
+            format!("clip {name:?} has duration {duration}"),
+        );
     }
     let joint = |r: &mut Reader, v: u16| -> Result<u16, ReadError> {
         if v as usize >= n {
             r.at -= 2;
-            return r.err(ClipFileFault::Invalid, format!("joint {v}, the skeleton has {n}"));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("joint {v}, the skeleton has {n}"),
+            );
         }
         Ok(v)
     };
@@ -490,7 +544,10 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         if channel > SCALE {
             return r.err(ClipFileFault::Invalid, format!("channel {channel}"));
         }
-        if tracks.iter().any(|t: &PackedTrack| t.joint == j && t.channel == channel) {
+        if tracks
+            .iter()
+            .any(|t: &PackedTrack| t.joint == j && t.channel == channel)
+        {
             return r.err(ClipFileFault::Invalid, "two tracks for one channel");
         }
         tracks.push(PackedTrack { joint: j, channel });
@@ -501,22 +558,38 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         ranges.push(range);
     }
     if !tracks.is_empty() && (samples < 2 || step <= 0.0 || !(1.0 / step).is_finite()) {
-        return r.err(ClipFileFault::Invalid, format!("{samples} samples {step} s apart"));
+        return r.err(
+            ClipFileFault::Invalid,
+            format!("{samples} samples {step} s apart"),
+        );
     }
     let segs_n = r.count(8)?;
-    let expected = if tracks.is_empty() { 0 } else { (samples as usize - 1).div_ceil(SEGMENT) };
+    let expected = if tracks.is_empty() {
+        0
+    } else {
+        (samples as usize - 1).div_ceil(SEGMENT)
+    };
     if segs_n != expected {
-        return r.err(ClipFileFault::Invalid, format!("{segs_n} segments for {samples} samples"));
+        return r.err(
+            ClipFileFault::Invalid,
+            format!("{segs_n} segments for {samples} samples"),
+        );
     }
     let mut segments = Vec::with_capacity(segs_n);
     for _ in 0..segs_n {
         let data_at = r.u32()?;
         let sample_bits = r.u32()?;
-        segments.push(Segment { data_at, sample_bits });
+        segments.push(Segment {
+            data_at,
+            sample_bits,
+        });
     }
     let st_n = segs_n.saturating_mul(tracks_n);
     if st_n.saturating_mul(7) > r.bytes.len() - r.at {
-        return r.err(ClipFileFault::Count, "more segment tracks than the bytes left could hold");
+        return r.err(
+            ClipFileFault::Count,
+            "more segment tracks than the bytes left could hold",
+        );
     }
     let mut segment_tracks = Vec::with_capacity(st_n);
     for _ in 0..st_n {
@@ -544,7 +617,10 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         let count = ((samples as usize - 1) - s * SEGMENT).min(SEGMENT) as u64 + 1;
         let end = u64::from(seg.data_at) * 8 + count * bits;
         if bits != u64::from(seg.sample_bits) || end > data_n as u64 * 8 {
-            return r.err(ClipFileFault::Invalid, format!("segment {s} does not fit the bit stream"));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("segment {s} does not fit the bit stream"),
+            );
         }
     }
     let base_n = r.count(12)?;
@@ -557,9 +633,18 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         let keys = r.u32()?;
         let first = r.u32()?;
         if channel > SCALE || interpolation_of(interpolation).is_none() || keys == 0 {
-            return r.err(ClipFileFault::Invalid, "a base track with a bad channel, interpolation or key count");
+            return r.err(
+                ClipFileFault::Invalid,
+                "a base track with a bad channel, interpolation or key count",
+            );
         }
-        base.push(BaseTrack { joint: j, channel, interpolation, keys, first });
+        base.push(BaseTrack {
+            joint: j,
+            channel,
+            interpolation,
+            keys,
+            first,
+        });
     }
     let times_n = r.count(4)?;
     let mut base_times = Vec::with_capacity(times_n);
@@ -568,14 +653,23 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     }
     let values_n = r.count(16)?;
     if values_n != times_n {
-        return r.err(ClipFileFault::Invalid, format!("{times_n} base key times but {values_n} values"));
+        return r.err(
+            ClipFileFault::Invalid,
+            format!("{times_n} base key times but {values_n} values"),
+        );
     }
     let mut base_values = Vec::with_capacity(values_n);
     for _ in 0..values_n {
         base_values.push(r.f32s::<4>()?);
     }
-    if base.iter().any(|b| b.first as u64 + b.keys as u64 > times_n as u64) {
-        return r.err(ClipFileFault::Invalid, "a base track's keys outside the key list");
+    if base
+        .iter()
+        .any(|b| b.first as u64 + b.keys as u64 > times_n as u64)
+    {
+        return r.err(
+            ClipFileFault::Invalid,
+            "a base track's keys outside the key list",
+        );
     }
     let mut raw = RawClip {
         name: name.clone(),
@@ -604,7 +698,14 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         tolerance,
         measured_error: measured,
     };
-    Ok(Clip::with_packed(base_clip, &name, duration, infos, Default::default(), packed))
+    Ok(Clip::with_packed(
+        base_clip,
+        &name,
+        duration,
+        infos,
+        Default::default(),
+        packed,
+    ))
 }
 
 // Channel constants are the channel codes of the packed tracks.

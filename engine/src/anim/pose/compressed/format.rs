@@ -70,7 +70,10 @@ impl Tolerance {
 
     /// Both finite and positive.
     pub fn is_valid(&self) -> bool {
-        self.error.is_finite() && self.error > 0.0 && self.distance.is_finite() && self.distance > 0.0
+        self.error.is_finite()
+            && self.error > 0.0
+            && self.distance.is_finite()
+            && self.distance > 0.0
     }
 }
 

@@ -56,6 +56,9 @@ pub struct CompressionJob<'a> {
     pub tolerance: Tolerance,
 }
 
+/// A base track before layout: joint, channel, interpolation, times, values.
+type BaseKeys = (usize, u8, Interpolation, Vec<f32>, Vec<[f32; 4]>);
+
 /// What one channel of one joint is.
 #[derive(Clone, Debug)]
 enum Kind {
@@ -131,6 +134,7 @@ impl CompressionJob<'_> {
             // The error falls as the rate rises: a binary search for the
             // lowest candidate within half the tolerance.
             let mut found = None;
+            let mut best = (f32::INFINITY, 2usize);
             let cands = candidates(duration, &key_times);
             let (mut lo, mut hi) = (0usize, cands.len());
             while lo < hi {
@@ -141,6 +145,9 @@ impl CompressionJob<'_> {
                 let err = ev.max_error(&checks, tol.distance, |t, pose| {
                     apply_f32(&curves, cand, duration, t, pose)
                 })?;
+                if err < best.0 {
+                    best = (err, cand);
+                }
                 if err <= 0.5 * tol.error {
                     found = Some(cand);
                     hi = mid;
@@ -148,7 +155,11 @@ impl CompressionJob<'_> {
                     lo = mid + 1;
                 }
             }
-            samples = found.unwrap_or(*cands.last().unwrap_or(&2));
+            // None within half the tolerance: the curve has something
+            // uniform samples do not follow at any rate (a jump: two keys
+            // at one time, or a SQUAD span's outer slerp turning the other
+            // way mid-interval); the rate that did best.
+            samples = found.unwrap_or(best.1);
         }
         let step = if samples > 1 {
             duration / (samples - 1) as f32
@@ -171,7 +182,7 @@ impl CompressionJob<'_> {
                 .collect()
         };
         let bind = skel.bind_local();
-        let mut base_tracks: Vec<(usize, u8, Interpolation, Vec<f32>, Vec<[f32; 4]>)> = Vec::new();
+        let mut base_tracks: Vec<BaseKeys> = Vec::new();
         for j in 0..n {
             for c in 0..3u8 {
                 match &kinds[j][c as usize] {
@@ -210,7 +221,13 @@ impl CompressionJob<'_> {
             };
             let b = channel_vec3(&bind[cv.joint], cv.channel);
             if moves(first, b) {
-                base_tracks.push((cv.joint, cv.channel, Interpolation::Linear, vec![0.0], vec![v]));
+                base_tracks.push((
+                    cv.joint,
+                    cv.channel,
+                    Interpolation::Linear,
+                    vec![0.0],
+                    vec![v],
+                ));
             }
         }
         base_tracks.sort_by_key(|t| (t.0, t.1));
@@ -346,9 +363,11 @@ pub fn measure_error(
     times: &[f32],
     distance: f32,
 ) -> Result<f32, AnimError> {
-    Ok(measure_errors(original, compressed, skeleton, times, distance)?
-        .into_iter()
-        .fold(0.0, f32::max))
+    Ok(
+        measure_errors(original, compressed, skeleton, times, distance)?
+            .into_iter()
+            .fold(0.0, f32::max),
+    )
 }
 
 /// [`measure_error`] per time.
@@ -568,12 +587,12 @@ fn set_channel(t: &mut Transform, c: u8, a: Vec3, b: Vec3, u: f32) {
 /// curve key lies on one) and 10 to 3840 Hz.
 fn candidates(duration: f32, keys: &[f32]) -> Vec<usize> {
     let mut c: Vec<usize> = [
-        10.0f32, 15.0, 20.0, 24.0, 30.0, 40.0, 50.0, 60.0, 90.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
-        3840.0,
+        10.0f32, 15.0, 20.0, 24.0, 30.0, 40.0, 50.0, 60.0, 90.0, 120.0, 240.0, 480.0, 960.0,
+        1920.0, 3840.0,
     ]
-        .iter()
-        .map(|r| ((duration * r).round() as usize).max(1) + 1)
-        .collect();
+    .iter()
+    .map(|r| ((duration * r).round() as usize).max(1) + 1)
+    .collect();
     let gaps = keys.windows(2).map(|w| w[1] - w[0]).filter(|&g| g > 1e-5);
     if let Some(h) = gaps.fold(None, |m: Option<f32>, g| Some(m.map_or(g, |m| m.min(g)))) {
         let on_grid = |t: f32| ((t / h) - (t / h).round()).abs() < 1e-3;
@@ -629,7 +648,9 @@ fn check_times(samples: usize, duration: f32, keys: &[f32]) -> Vec<f32> {
 /// Per component: minimum, extent.
 fn clip_range(s: &[Vec3]) -> [f32; 6] {
     let lo = s.iter().fold(Vec3::splat(f32::INFINITY), |m, v| m.min(*v));
-    let hi = s.iter().fold(Vec3::splat(f32::NEG_INFINITY), |m, v| m.max(*v));
+    let hi = s
+        .iter()
+        .fold(Vec3::splat(f32::NEG_INFINITY), |m, v| m.max(*v));
     let e = hi - lo;
     [lo.x, lo.y, lo.z, e.x, e.y, e.z]
 }
@@ -841,7 +862,9 @@ fn choose_bits(
 
 /// Each joint channel's kind, from the clip's layout.
 fn classify(clip: &Clip, n: usize) -> Vec<[Kind; 3]> {
-    let mut kinds: Vec<[Kind; 3]> = (0..n).map(|_| [Kind::Rest, Kind::Rest, Kind::Rest]).collect();
+    let mut kinds: Vec<[Kind; 3]> = (0..n)
+        .map(|_| [Kind::Rest, Kind::Rest, Kind::Rest])
+        .collect();
     let tl = &clip.timelines;
     let times = |t: usize| -> Vec<f32> { (0..tl.key_count(t)).map(|k| tl.time(t, k)).collect() };
     let step = |i: Interpolation| matches!(i, Interpolation::Step | Interpolation::Nearest);
@@ -905,7 +928,12 @@ fn classify(clip: &Clip, n: usize) -> Vec<[Kind; 3]> {
 }
 
 /// Adds the base tracks to `raw` (one joint track per joint).
-pub(crate) fn raw_add_base(raw: &mut RawClip, base: &[BaseTrack], times: &[f32], values: &[[f32; 4]]) {
+pub(crate) fn raw_add_base(
+    raw: &mut RawClip,
+    base: &[BaseTrack],
+    times: &[f32],
+    values: &[[f32; 4]],
+) {
     for bt in base {
         let j = bt.joint as usize;
         let idx = match raw.tracks.iter().position(|t| t.joint == j) {
@@ -919,19 +947,29 @@ pub(crate) fn raw_add_base(raw: &mut RawClip, base: &[BaseTrack], times: &[f32],
         let (a, k) = (bt.first as usize, bt.keys as usize);
         let ts = times[a..a + k].to_vec();
         let vs = &values[a..a + k];
-        let interp = super::format::interpolation_of(bt.interpolation).unwrap_or(Interpolation::Step);
+        let interp =
+            super::format::interpolation_of(bt.interpolation).unwrap_or(Interpolation::Step);
         match bt.channel {
             TRANSLATION => {
-                track.translation =
-                    RawTrack::new(interp, ts, vs.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect())
+                track.translation = RawTrack::new(
+                    interp,
+                    ts,
+                    vs.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect(),
+                )
             }
             SCALE => {
-                track.scale =
-                    RawTrack::new(interp, ts, vs.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect())
+                track.scale = RawTrack::new(
+                    interp,
+                    ts,
+                    vs.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect(),
+                )
             }
             _ => {
-                track.rotation =
-                    RawTrack::new(interp, ts, vs.iter().map(|v| Quat::from_array(*v)).collect())
+                track.rotation = RawTrack::new(
+                    interp,
+                    ts,
+                    vs.iter().map(|v| Quat::from_array(*v)).collect(),
+                )
             }
         }
     }

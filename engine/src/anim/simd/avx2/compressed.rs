@@ -85,8 +85,8 @@ pub(crate) unsafe fn decode8(
         let neg = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero), _mm256_set1_ps(-0.0));
         let r: [__m256; 4] = std::array::from_fn(|c| lerp(qa[c], _mm256_xor_ps(qb[c], neg)));
         let mut len2 = _mm256_mul_ps(r[0], r[0]);
-        for c in 1..4 {
-            len2 = _mm256_add_ps(len2, _mm256_mul_ps(r[c], r[c]));
+        for rc in &r[1..] {
+            len2 = _mm256_add_ps(len2, _mm256_mul_ps(*rc, *rc));
         }
         let k = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
         let mut q4 = [[0.0f32; 8]; 4];

@@ -31,10 +31,10 @@ pub(crate) mod palette;
 pub(crate) mod sampling;
 pub(crate) mod timelines;
 
-pub(crate) use compressed::decode8;
 pub(crate) use blending::{
     blend2_either, blend_soa, blend_soa2, store_runs_into_loads, TRANSFORM_PACKED,
 };
+pub(crate) use compressed::decode8;
 pub(crate) use dqs::{dqs, dqs_table};
 pub(crate) use lbs::{aligned_palette, lbs, lbs_positions, LineAffine, ALIGNED_PALETTE_MAX};
 pub(crate) use lbs1::{lbs1_normals, LBS1_TABLE_MAX};
