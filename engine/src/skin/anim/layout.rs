@@ -55,6 +55,15 @@ impl StoreLayout {
                     clip.joint_count()
                 )));
             }
+            if clip.compressed().is_some() {
+                // Its packed tracks are decoded on the CPU only: the store
+                // would hold none of them.
+                return Err(GpuError::InvalidArgument(format!(
+                    "GPU clip store: clip {:?} is compressed; GPU animation plays \
+                     uncompressed clips (animate it on the CPU)",
+                    clip.name()
+                )));
+            }
             let flat = clip.flatten();
             let first = index(s.descs.len(), "GPU clip store descriptors")?;
             s.clips
