@@ -171,7 +171,12 @@ fn morph_run_prints_cpu_and_gpu_ratios() {
         stdout.contains("16 targets, 4 active ([0, 4, 8, 12])"),
         "{stdout}"
     );
-    assert!(stdout.contains("| MorphJob + LinearBlendJob |"), "{stdout}");
+    for row in [
+        "| CPU stage: MorphBlocksJob + run_prepared |",
+        "| reference: MorphJob + LinearBlendJob::run |",
+    ] {
+        assert!(stdout.contains(row), "no {row}:\n{stdout}");
+    }
     for path in ["4x3-ssbo", "4x3-compute"] {
         for n in [1, 3] {
             let row = stdout
