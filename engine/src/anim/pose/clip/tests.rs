@@ -1,4 +1,5 @@
 use super::*;
+use glam::Affine3A;
 
 #[test]
 fn track_infos_list_what_plays() {
