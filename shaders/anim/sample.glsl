@@ -2,7 +2,8 @@
 // SamplingJob's semantics (anim/pose/sampling.rs, timelines.rs, quat.rs):
 // every channel of every joint of every clip has a descriptor
 // (kind, first key time, key count, first datum); kind 0 is the clip's
-// rest value, the data laid out as anim::FlatKind says.
+// rest value, the data laid out as anim::FlatKind says; a compressed
+// clip's quantized tracks are kind K_PACKED, sampled by sample_packed.glsl.
 
 layout(std430, set = 0, binding = 0) readonly buffer Clips { uvec4 clips[]; }; // first descriptor, duration bits
 layout(std430, set = 0, binding = 1) readonly buffer Descs { uvec4 descs[]; };
@@ -22,6 +23,8 @@ const uint K_Q_CUBIC = 9u;
 const uint K_M_STEP = 10u;
 const uint K_M_NEAREST = 11u;
 const uint K_SKIP = 12u; // a matrix track on the joint wrote this channel
+
+#include "sample_packed.glsl"
 
 // anim::simd::lanes::ACOS_COEFFS and MIN_SLERP_ANGLE.
 const float ACOS_C[8] = float[8](-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810,
@@ -88,6 +91,9 @@ vec3 sample_vec3(uvec4 d, float t) {
     if (d.x == K_REST) {
         return data[d.w].xyz;
     }
+    if (d.x == K_PACKED) {
+        return sample_packed_vec3(d, t);
+    }
     float u;
     uint i = locate(d.y, d.z, t, u);
     if (d.x == K_V3_LINEAR) {
@@ -121,6 +127,9 @@ vec4 squad(uint s, float u) {
 vec4 sample_quat(uvec4 d, float t, bool looping) {
     if (d.x == K_REST) {
         return data[d.w];
+    }
+    if (d.x == K_PACKED) {
+        return sample_packed_quat(d, t);
     }
     uint n = d.z;
     float u;

@@ -83,8 +83,8 @@ pub use palette::{
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use pose::compressed::{
-    measure_error, measure_errors, ClipFile, ClipFileError, ClipFileFault, CompressedClip,
-    CompressionJob, Tolerance,
+    check_error, check_times, measure_error, measure_errors, pose_error, CheckedError, ClipFile,
+    ClipFileError, ClipFileFault, CompressedClip, CompressionJob, Tolerance,
 };
 pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};

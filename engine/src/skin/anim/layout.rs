@@ -15,6 +15,9 @@ use crate::skin::mesh::MeshPart;
 const K_REST: u32 = 0;
 /// Descriptor kind of a channel a matrix track already wrote.
 const K_SKIP: u32 = 12;
+/// Descriptor kind of a compressed clip's quantized track
+/// (`shaders/anim/sample_packed.glsl`).
+const K_PACKED: u32 = 13;
 /// "No parent" in the program.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -24,7 +27,9 @@ pub(crate) struct StoreLayout {
     /// Per clip: first descriptor, duration bits, 0, 0.
     pub clips: Vec<[u32; 4]>,
     /// Per clip, joint and channel (translation, rotation, scale):
-    /// kind, first key time, key count, first datum.
+    /// kind, first key time, key count, first datum. A compressed clip's
+    /// quantized tracks also put here their header, spans, segment tracks
+    /// and bit stream (see [`StoreLayout::lay_packed`]).
     pub descs: Vec<[u32; 4]>,
     pub times: Vec<f32>,
     pub data: Vec<[f32; 4]>,
@@ -53,15 +58,6 @@ impl StoreLayout {
                     "GPU clip store: clip {:?} drives {} joints, the skeleton has {joints}",
                     clip.name(),
                     clip.joint_count()
-                )));
-            }
-            if clip.compressed().is_some() {
-                // Its packed tracks are decoded on the CPU only: the store
-                // would hold none of them.
-                return Err(GpuError::InvalidArgument(format!(
-                    "GPU clip store: clip {:?} is compressed; GPU animation plays \
-                     uncompressed clips (animate it on the CPU)",
-                    clip.name()
                 )));
             }
             let flat = clip.flatten();
@@ -113,6 +109,9 @@ impl StoreLayout {
                     }
                 }
             }
+            if let Some(p) = clip.compressed() {
+                s.lay_packed(base, p)?;
+            }
         }
         if s.data.is_empty() {
             s.data.push([0.0; 4]);
@@ -126,10 +125,98 @@ impl StoreLayout {
         Ok(s)
     }
 
+    /// A compressed clip's quantized tracks (its constants and step tracks
+    /// are the clip's ordinary layout, laid out above), for
+    /// `sample_packed.glsl`: per track a `K_PACKED` descriptor (the
+    /// header's index, the track, its range's first datum) and its range
+    /// in `data` (minimum, extent); in `descs` from the header: (spans,
+    /// tracks, first segment track, 0), per span (start bits, samples a
+    /// second bits, samples, first segment), per segment and track (bit
+    /// rate in 5 bits and a rotation's left-out component in 2, then the
+    /// three segment minima a byte each; the three extents;
+    /// the absolute bit position of its first sample, the bits of one
+    /// sample of the segment), then the bit stream as words, four a
+    /// descriptor. Bit positions count from word 0 of `descs`, so the
+    /// whole store must stay under 2^32 bits of descriptors.
+    fn lay_packed(&mut self, base: usize, p: &crate::anim::CompressedClip) -> GpuResult<()> {
+        if p.tracks.is_empty() {
+            return Ok(());
+        }
+        let nt = p.tracks.len();
+        let header = self.descs.len();
+        let st_first = header + 1 + p.spans.len();
+        let stream = st_first + p.segment_tracks.len();
+        let words = p.data.len().div_ceil(4);
+        let end = stream + words.div_ceil(4) + 1;
+        // Bit positions are u32s counted from the start of `descs`.
+        let limit = (u32::MAX as usize) / 128;
+        if end > limit {
+            return Err(GpuError::Limit {
+                what: "GPU clip store descriptors with compressed bit streams",
+                needed: end as u64,
+                limit: limit as u64,
+            });
+        }
+        self.descs
+            .push([p.spans.len() as u32, nt as u32, st_first as u32, 0]);
+        for sp in &p.spans {
+            self.descs.push([
+                sp.start.to_bits(),
+                sp.inv_step.to_bits(),
+                sp.samples,
+                sp.first_segment,
+            ]);
+        }
+        let stream_bits = stream * 128;
+        for (si, seg) in p.segments.iter().enumerate() {
+            let mut at = stream_bits + seg.data_at as usize * 8;
+            for st in &p.segment_tracks[si * nt..(si + 1) * nt] {
+                self.descs.push([
+                    u32::from(st.bits)
+                        | u32::from(st.largest) << 5
+                        | u32::from(st.min[0]) << 8
+                        | u32::from(st.min[1]) << 16
+                        | u32::from(st.min[2]) << 24,
+                    u32::from(st.extent[0])
+                        | u32::from(st.extent[1]) << 8
+                        | u32::from(st.extent[2]) << 16,
+                    at as u32,
+                    seg.sample_bits,
+                ]);
+                at += 3 * st.bits as usize;
+            }
+        }
+        let mut bytes = p.data.clone();
+        // Whole descriptors, and a zero word past the stream's padding
+        // for the two-word reads.
+        bytes.resize((words.div_ceil(4) + 1) * 16, 0);
+        for c in bytes.chunks_exact(16) {
+            self.descs.push(std::array::from_fn(|k| {
+                u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]])
+            }));
+        }
+        debug_assert_eq!(self.descs.len(), end);
+        for (i, (t, r)) in p.tracks.iter().zip(&p.ranges).enumerate() {
+            let at = index(self.data.len(), "GPU clip store data")?;
+            self.data.push([r[0], r[1], r[2], 0.0]);
+            self.data.push([r[3], r[4], r[5], 0.0]);
+            self.descs[base + 3 * t.joint as usize + t.channel as usize] =
+                [K_PACKED, header as u32, i as u32, at];
+        }
+        Ok(())
+    }
+
     /// Bytes the store's buffers hold on the GPU.
     pub fn bytes(&self) -> usize {
         self.clips.len() * 16 + self.descs.len() * 16 + self.times.len() * 4 + self.data.len() * 16
     }
+}
+
+/// The bytes a [`GpuClipStore`](super::GpuClipStore) of `clips` (each
+/// driving `joints` joints) would hold on the GPU, without a device: to
+/// compare compressed and flat clips.
+pub fn store_bytes(joints: usize, clips: &[Clip]) -> GpuResult<usize> {
+    Ok(StoreLayout::build(joints, clips)?.bytes())
 }
 
 /// A mesh's palette program for `animate.comp`.

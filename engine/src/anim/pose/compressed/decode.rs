@@ -2,16 +2,17 @@
 //! (a track at a time) and the choice of the AVX2 kernel (eight tracks at
 //! a time, `simd::avx2::compressed`), tested against each other.
 //!
-//! A sample costs the same wherever it falls: the interval is
-//! `floor(t / step)`, its segment `interval / SEGMENT`, and each track's
-//! two samples lie at fixed bit offsets in that segment; there is no
-//! cursor.
+//! A sample costs the same wherever it falls: the span holding `t` (one
+//! unless the clip's curves jump), the interval `floor((t - start) /
+//! step)` in it, its segment `interval / SEGMENT` after the span's
+//! first, and each track's two samples at fixed bit offsets in that
+//! segment; there is no cursor.
 
 use glam::Vec3;
 
 use super::format::{
-    dequantize, lerp3, locate, nlerp4, quat_of, read_bits, CompressedClip, SegmentTrack, ROTATION,
-    SCALE, SEGMENT,
+    dequantize, lerp3, locate_span, nlerp4, place, quat_of, read_bits, CompressedClip, SegmentTrack,
+    ROTATION, SCALE,
 };
 use crate::anim::pose::soa::PoseSink;
 
@@ -56,12 +57,11 @@ pub(crate) unsafe fn sample_packed_avx2<P: PoseSink + ?Sized>(
 ) {
     use super::format::{INV_255, INV_LEVELS};
     use crate::anim::simd::lanes::PackedLanes;
-    let (k, u) = locate(p.samples, p.inv_step, t);
-    let s = k / SEGMENT;
+    let (s, k, u) = locate_span(&p.spans, t);
     let nt = p.tracks.len();
     let seg = p.segments[s];
     let row = seg.sample_bits as usize;
-    let mut pos = seg.data_at as usize * 8 + (k - s * SEGMENT) * row;
+    let mut pos = seg.data_at as usize * 8 + k * row;
     let sts = &p.segment_tracks[s * nt..(s + 1) * nt];
     let mut base = 0;
     while base < nt {
@@ -97,7 +97,10 @@ pub(crate) unsafe fn sample_packed_avx2<P: PoseSink + ?Sized>(
             match tr.channel {
                 ROTATION => out.set_rotation(
                     j,
-                    glam::Quat::from_xyzw(q4[0][lane], q4[1][lane], q4[2][lane], q4[3][lane]),
+                    place(
+                        glam::Quat::from_xyzw(q4[0][lane], q4[1][lane], q4[2][lane], q4[3][lane]),
+                        sts[base + lane].largest,
+                    ),
                 ),
                 SCALE => out.set_scale(j, Vec3::new(v3[0][lane], v3[1][lane], v3[2][lane])),
                 _ => out.set_translation(j, Vec3::new(v3[0][lane], v3[1][lane], v3[2][lane])),
@@ -112,12 +115,11 @@ pub(crate) fn sample_packed_scalar<P: PoseSink + ?Sized>(p: &CompressedClip, t: 
     if p.tracks.is_empty() {
         return;
     }
-    let (k, u) = locate(p.samples, p.inv_step, t);
-    let s = k / SEGMENT;
+    let (s, k, u) = locate_span(&p.spans, t);
     let nt = p.tracks.len();
     let seg = p.segments[s];
     let row = seg.sample_bits as usize;
-    let mut pos = seg.data_at as usize * 8 + (k - s * SEGMENT) * row;
+    let mut pos = seg.data_at as usize * 8 + k * row;
     for (i, st) in p.segment_tracks[s * nt..(s + 1) * nt].iter().enumerate() {
         let a = decode(&p.data, pos, st, &p.ranges[i]);
         let b = decode(&p.data, pos + row, st, &p.ranges[i]);
@@ -125,7 +127,7 @@ pub(crate) fn sample_packed_scalar<P: PoseSink + ?Sized>(p: &CompressedClip, t: 
         let tr = p.tracks[i];
         let j = tr.joint as usize;
         match tr.channel {
-            ROTATION => out.set_rotation(j, nlerp4(quat_of(a), quat_of(b), u)),
+            ROTATION => out.set_rotation(j, place(nlerp4(quat_of(a), quat_of(b), u), st.largest)),
             SCALE => out.set_scale(j, lerp3(a, b, u)),
             _ => out.set_translation(j, lerp3(a, b, u)),
         }

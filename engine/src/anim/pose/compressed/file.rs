@@ -15,10 +15,12 @@
 //! translation, rotation, scale (10 f32) and inverse bind matrix (12 f32).
 //! Clip count (u32); per clip: name, duration, the track list (count; per
 //! track joint u16, channel u8, interpolation u8, keys u32, start and end
-//! f32), sample count u32, seconds per sample f32, tolerance (2 f32),
+//! f32), the spans (count; per span its start f32, seconds per sample
+//! f32, sample count u32), tolerance (2 f32),
 //! measured error f32, the quantized tracks (count; joint u16, channel u8,
 //! six range f32), segments (count; data offset u32, sample bits u32),
-//! segment tracks (segments x tracks; bits, 3 minima, 3 extents: u8), the
+//! segment tracks (segments x tracks; bit rate in the low 5 bits and a
+//! rotation's left-out component in the next 2, 3 minima, 3 extents: u8), the
 //! bit stream (u32 length, bytes), the base tracks (count; joint u16,
 //! channel u8, interpolation u8, keys u32, first u32), their times
 //! (count, f32) and values (count, 4 f32). Every count is checked against
@@ -31,7 +33,7 @@ use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
 use super::format::{
     interpolation_code, interpolation_of, BaseTrack, CompressedClip, PackedTrack, Segment,
-    SegmentTrack, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT, TRANSLATION,
+    SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT, TRANSLATION,
 };
 use super::job::raw_add_base;
 use crate::anim::{Channel, Clip, RawClip, Skeleton, TrackInfo, Transform};
@@ -93,7 +95,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 impl ClipFile {
     /// The version this build writes and reads.
-    pub const VERSION: u32 = 1;
+    pub const VERSION: u32 = 2;
     /// The extension the loaders know it by.
     pub const EXTENSION: &'static str = "vkclip";
 
@@ -130,7 +132,7 @@ impl ClipFile {
             }
             if clip.weight_count() > 0 {
                 return Err(format!(
-                    "clip {:?} has morph-weight tracks, which clip file version 1 does not hold",
+                    "clip {:?} has morph-weight tracks, which clip file version 2 does not hold",
                     clip.name()
                 ));
             }
@@ -145,8 +147,12 @@ impl ClipFile {
                 put_f32(&mut w, t.start);
                 put_f32(&mut w, t.end);
             }
-            put_u32(&mut w, p.samples);
-            put_f32(&mut w, p.step);
+            put_u32(&mut w, p.spans.len() as u32);
+            for sp in &p.spans {
+                put_f32(&mut w, sp.start);
+                put_f32(&mut w, sp.step);
+                put_u32(&mut w, sp.samples);
+            }
             put_f32(&mut w, p.tolerance.error);
             put_f32(&mut w, p.tolerance.distance);
             put_f32(&mut w, p.measured_error);
@@ -162,7 +168,7 @@ impl ClipFile {
                 put_u32(&mut w, s.sample_bits);
             }
             for st in &p.segment_tracks {
-                w.push(st.bits);
+                w.push(st.bits | st.largest << 5);
                 w.extend_from_slice(&st.min);
                 w.extend_from_slice(&st.extent);
             }
@@ -530,8 +536,48 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             end: e,
         });
     }
-    let samples = r.u32()?;
-    let step = r.f32()?;
+    let spans_n = r.count(12)?;
+    let mut spans: Vec<Span> = Vec::with_capacity(spans_n);
+    let mut segs_total = 0usize;
+    // Per segment, its sample count (checked against the stream below).
+    let mut seg_samples: Vec<u32> = Vec::new();
+    for i in 0..spans_n {
+        let [start, step] = r.f32s::<2>()?;
+        let samples = r.u32()?;
+        let after = spans.last().is_none_or(|p: &Span| start > p.start);
+        if samples < 2
+            || !start.is_finite()
+            || !(step > 0.0)
+            || !(1.0 / step).is_finite()
+            || !after
+            || (i == 0 && start != 0.0)
+        {
+            r.at -= 12;
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("span {i}: {samples} samples {step} s apart from {start}"),
+            );
+        }
+        let sp = Span {
+            start,
+            step,
+            inv_step: 1.0 / step,
+            samples,
+            first_segment: segs_total as u32,
+        };
+        let segs = sp.segment_count();
+        if segs > r.bytes.len() - r.at {
+            return r.err(
+                ClipFileFault::Count,
+                "more segments than the bytes left could hold",
+            );
+        }
+        for q in 0..segs {
+            seg_samples.push(((samples as usize - 1) - q * SEGMENT).min(SEGMENT) as u32 + 1);
+        }
+        segs_total += segs;
+        spans.push(sp);
+    }
     let [te, td, measured] = r.f32s::<3>()?;
     let tolerance = Tolerance::new(te, td);
     let tracks_n = r.count(27)?;
@@ -557,22 +603,17 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         }
         ranges.push(range);
     }
-    if !tracks.is_empty() && (samples < 2 || step <= 0.0 || !(1.0 / step).is_finite()) {
+    if tracks.is_empty() != spans.is_empty() {
         return r.err(
             ClipFileFault::Invalid,
-            format!("{samples} samples {step} s apart"),
+            format!("{} spans for {} tracks", spans.len(), tracks.len()),
         );
     }
     let segs_n = r.count(8)?;
-    let expected = if tracks.is_empty() {
-        0
-    } else {
-        (samples as usize - 1).div_ceil(SEGMENT)
-    };
-    if segs_n != expected {
+    if segs_n != segs_total {
         return r.err(
             ClipFileFault::Invalid,
-            format!("{segs_n} segments for {samples} samples"),
+            format!("{segs_n} segments for spans of {segs_total}"),
         );
     }
     let mut segments = Vec::with_capacity(segs_n);
@@ -592,16 +633,24 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         );
     }
     let mut segment_tracks = Vec::with_capacity(st_n);
-    for _ in 0..st_n {
+    for k in 0..st_n {
         let b = r.take(7, "a segment track")?;
-        if !BIT_RATES.contains(&b[0]) {
+        // The rate in the low five bits, the rotation's left-out
+        // component in the next two.
+        let (bits, largest) = (b[0] & 0x1f, (b[0] >> 5) & 3);
+        let rotation = tracks[k % tracks_n.max(1)].channel == ROTATION;
+        if !BIT_RATES.contains(&bits) || b[0] >> 7 != 0 || (largest != 0 && !rotation) {
             r.at -= 7;
-            return r.err(ClipFileFault::Invalid, format!("bit rate {}", b[0]));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("segment track byte {:#04x}", b[0]),
+            );
         }
         segment_tracks.push(SegmentTrack {
-            bits: b[0],
+            bits,
             min: [b[1], b[2], b[3]],
             extent: [b[4], b[5], b[6]],
+            largest,
         });
     }
     let data_n = r.count(1)?;
@@ -614,7 +663,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             .iter()
             .map(|t| 3 * u64::from(t.bits))
             .sum();
-        let count = ((samples as usize - 1) - s * SEGMENT).min(SEGMENT) as u64 + 1;
+        let count = u64::from(seg_samples[s]);
         let end = u64::from(seg.data_at) * 8 + count * bits;
         if bits != u64::from(seg.sample_bits) || end > data_n as u64 * 8 {
             return r.err(
@@ -684,9 +733,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         message: e.to_string(),
     })?;
     let packed = CompressedClip {
-        samples,
-        step,
-        inv_step: if step > 0.0 { 1.0 / step } else { 0.0 },
+        spans,
         tracks,
         ranges,
         segments,

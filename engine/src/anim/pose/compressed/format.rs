@@ -85,13 +85,44 @@ pub(crate) struct PackedTrack {
     pub channel: u8,
 }
 
-/// One track in one segment: its bit rate per component and its range
-/// inside the clip's range, in 255ths (`min`, `extent`).
+/// One track in one segment: its bit rate per component, its range
+/// inside the clip's range, in 255ths (`min`, `extent`), and for a
+/// rotation the component left out (`largest`: 0 to 3 for x, y, z, w;
+/// the one whose smallest magnitude over the segment is largest, kept
+/// non-negative and rebuilt from the other three, which are stored in
+/// order). Rebuilding a component near zero loses precision (`sqrt` of a
+/// difference of nearly equal numbers): always dropping `w` cost Fox's
+/// centimetre-sized skeleton tens of times the tolerance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SegmentTrack {
     pub bits: u8,
     pub min: [u8; 3],
     pub extent: [u8; 3],
+    pub largest: u8,
+}
+
+/// A stretch of the clip sampled uniformly: clips whose curves jump (two
+/// keys at one time, a SQUAD span whose outer slerp turns the other way)
+/// are cut at each jump, a sample on each side, so no interval spans one.
+/// Its segments follow the previous span's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Span {
+    /// Clip time of its first sample.
+    pub start: f32,
+    /// Seconds between samples and its inverse.
+    pub step: f32,
+    pub inv_step: f32,
+    /// Samples, at least two.
+    pub samples: u32,
+    /// Its first segment in [`CompressedClip::segments`].
+    pub first_segment: u32,
+}
+
+impl Span {
+    /// Segments of [`SEGMENT`] intervals it holds.
+    pub fn segment_count(&self) -> usize {
+        (self.samples as usize).saturating_sub(1).div_ceil(SEGMENT)
+    }
 }
 
 /// One segment: where its samples start in the bit stream.
@@ -127,11 +158,9 @@ pub(crate) struct BaseTrack {
 /// layout (see [`crate::anim::CompressionJob`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompressedClip {
-    /// Samples in the clip, at least two where there are tracks.
-    pub(crate) samples: u32,
-    /// Seconds between samples and its inverse.
-    pub(crate) step: f32,
-    pub(crate) inv_step: f32,
+    /// The uniformly sampled stretches, by start time (the first at 0;
+    /// none without tracks).
+    pub(crate) spans: Vec<Span>,
     pub(crate) tracks: Vec<PackedTrack>,
     /// Per track: clip minimum `x, y, z`, then extent `x, y, z`.
     pub(crate) ranges: Vec<[f32; 6]>,
@@ -149,18 +178,20 @@ pub struct CompressedClip {
 }
 
 impl CompressedClip {
-    /// Samples per second of the animated tracks (0 without any).
+    /// Samples per second of the animated tracks: the highest of its
+    /// spans' (0 without any).
     pub fn sample_rate(&self) -> f32 {
-        if self.tracks.is_empty() {
-            0.0
-        } else {
-            self.inv_step
-        }
+        self.spans.iter().map(|s| s.inv_step).fold(0.0, f32::max)
     }
 
-    /// Number of uniform samples per animated track.
+    /// Number of samples per animated track, over every span.
     pub fn sample_count(&self) -> usize {
-        self.samples as usize
+        self.spans.iter().map(|s| s.samples as usize).sum()
+    }
+
+    /// Number of uniformly sampled spans (one more than the jumps cut).
+    pub fn span_count(&self) -> usize {
+        self.spans.len()
     }
 
     /// Number of segments.
@@ -203,7 +234,8 @@ impl CompressedClip {
         fn b<T>(v: &Vec<T>) -> usize {
             v.capacity() * std::mem::size_of::<T>()
         }
-        b(&self.tracks)
+        b(&self.spans)
+            + b(&self.tracks)
             + b(&self.ranges)
             + b(&self.segments)
             + b(&self.segment_tracks)
@@ -214,6 +246,7 @@ impl CompressedClip {
     }
 
     pub(crate) fn shrink(&mut self) {
+        self.spans.shrink_to_fit();
         self.tracks.shrink_to_fit();
         self.ranges.shrink_to_fit();
         self.segments.shrink_to_fit();
@@ -250,7 +283,33 @@ pub(crate) fn dequantize(q: u32, bits: u8, smin: u8, sext: u8, cmin: f32, cext: 
     cmin + cext * v01
 }
 
-/// The quaternion of three stored components, `w >= 0` rebuilt.
+/// The quaternion whose components other than `largest` are `q.x, q.y,
+/// q.z` in order and whose `largest` is `q.w` (the rebuilt one).
+#[inline(always)]
+pub(crate) fn place(q: Quat, largest: u8) -> Quat {
+    match largest {
+        0 => Quat::from_xyzw(q.w, q.x, q.y, q.z),
+        1 => Quat::from_xyzw(q.x, q.w, q.y, q.z),
+        2 => Quat::from_xyzw(q.x, q.y, q.w, q.z),
+        _ => q,
+    }
+}
+
+/// The three stored components of `q` with `largest` left out (its sign
+/// made non-negative first).
+#[inline(always)]
+pub(crate) fn stored_of(q: Vec4, largest: u8) -> Vec3 {
+    let q = if q[largest as usize & 3] < 0.0 { -q } else { q };
+    match largest {
+        0 => Vec3::new(q.y, q.z, q.w),
+        1 => Vec3::new(q.x, q.z, q.w),
+        2 => Vec3::new(q.x, q.y, q.w),
+        _ => Vec3::new(q.x, q.y, q.z),
+    }
+}
+
+/// Three stored components and the fourth rebuilt (`>= 0`) as `w`; see
+/// [`place`] for where it goes.
 #[inline(always)]
 pub(crate) fn quat_of(v: Vec3) -> Vec4 {
     let w2 = 1.0 - (v.x * v.x + v.y * v.y + v.z * v.z);
@@ -281,6 +340,22 @@ pub(crate) fn locate(samples: u32, inv_step: f32, t: f32) -> (usize, f32) {
     let k = (x as u32).min(samples - 2);
     let u = (x - k as f32).clamp(0.0, 1.0);
     (k as usize, u)
+}
+
+/// The segment, the sample in it and the fraction at clip time `t`: the
+/// last span starting at or before `t` (the first for earlier times),
+/// then [`locate`] in it. `spans` is not empty.
+#[inline(always)]
+pub(crate) fn locate_span(spans: &[Span], t: f32) -> (usize, usize, f32) {
+    // The spans are few (one per jump): a binary search without branches
+    // on the data would gain nothing over this.
+    let mut i = 0;
+    while i + 1 < spans.len() && spans[i + 1].start <= t {
+        i += 1;
+    }
+    let sp = &spans[i];
+    let (k, u) = locate(sp.samples, sp.inv_step, t - sp.start);
+    (sp.first_segment as usize + k / SEGMENT, k % SEGMENT, u)
 }
 
 /// Reads `bits` bits at bit `pos` of `data` (LSB first).

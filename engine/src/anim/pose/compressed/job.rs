@@ -9,8 +9,12 @@
 //!    constant), a step track (Step, Nearest and whole-matrix keys keep
 //!    their key times and values, in the base layout), or a curve
 //!    (Linear, SQUAD, CubicSpline: resampled).
-//! 2. A sample rate: the curves are sampled uniformly (as the original
-//!    clip samples them, so SQUAD and splines become the curve they
+//! 2. Spans and sample rates: the curves' jumps (an instant where the
+//!    pose changes by more than a quarter of the tolerance: two keys at
+//!    one time, a SQUAD span whose outer slerp turns the other way) are
+//!    found by a scan and bisection, and the clip is cut there into spans
+//!    with a sample on each side. Each span is sampled uniformly (as the
+//!    original clip samples it, so SQUAD and splines become the curve they
 //!    define), at the lowest candidate rate (the key grid's own when the
 //!    keys lie on one, then 10 to 3840 Hz) whose unquantized samples,
 //!    interpolated as sampling will, stay within half the tolerance.
@@ -36,9 +40,9 @@
 use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
 
 use super::format::{
-    dequantize, interpolation_code, lerp3, locate, nlerp4, quat_of, BaseTrack, CompressedClip,
-    PackedTrack, Segment, SegmentTrack, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT,
-    TRANSLATION,
+    dequantize, interpolation_code, lerp3, locate_span, nlerp4, place, quat_of, stored_of, BaseTrack,
+    CompressedClip, PackedTrack, Segment, SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION,
+    SCALE, SEGMENT, TRANSLATION,
 };
 use crate::anim::pose::clip::Vec3Field;
 use crate::anim::{
@@ -71,8 +75,9 @@ enum Kind {
 struct Curve {
     joint: usize,
     channel: u8,
-    /// Per sample; rotations as `x, y, z` with `w >= 0`.
-    samples: Vec<Vec3>,
+    /// Per sample: vectors with a 0, rotations the normalised quaternion
+    /// (the stored three are chosen per segment, [`stored_of`]).
+    samples: Vec<Vec4>,
 }
 
 impl CompressionJob<'_> {
@@ -124,52 +129,57 @@ impl CompressionJob<'_> {
             pose: vec![Transform::IDENTITY; n],
         };
 
-        // 2. The sample rate.
+        // 2. Spans cut at the curves' jumps, a sample rate per span.
         let curve_ids: Vec<(usize, u8)> = (0..n)
             .flat_map(|j| (0..3u8).map(move |c| (j, c)))
             .filter(|&(j, c)| matches!(kinds[j][c as usize], Kind::Curve))
             .collect();
-        let mut samples = 1usize;
+        let mut plan: Vec<(f32, f32, usize)> = Vec::new();
         if !curve_ids.is_empty() && duration > 0.0 {
-            // The error falls as the rate rises: a binary search for the
-            // lowest candidate within half the tolerance.
-            let mut found = None;
-            let mut best = (f32::INFINITY, 2usize);
-            let cands = candidates(duration, &key_times);
-            let (mut lo, mut hi) = (0usize, cands.len());
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                let cand = cands[mid];
-                let curves = resample(&mut ev, &curve_ids, cand, duration)?;
-                let checks = check_times(cand, duration, &key_times);
-                let err = ev.max_error(&checks, tol.distance, |t, pose| {
-                    apply_f32(&curves, cand, duration, t, pose)
-                })?;
-                if err < best.0 {
-                    best = (err, cand);
-                }
-                if err <= 0.5 * tol.error {
-                    found = Some(cand);
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
+            let jumps = find_jumps(&mut ev, &curve_ids, duration, tol)?;
+            let mut a = 0.0f32;
+            let mut bounds = Vec::with_capacity(jumps.len() + 1);
+            for &(l, r) in &jumps {
+                bounds.push((a, l));
+                a = r;
+            }
+            bounds.push((a, duration));
+            for (a, b) in bounds {
+                let n = choose_rate(&mut ev, &curve_ids, (a, b), duration, &key_times, tol)?;
+                plan.push((a, b, n));
+            }
+        }
+        let mut spans = Vec::with_capacity(plan.len());
+        let mut seg_first = Vec::new();
+        let mut span_first = Vec::with_capacity(plan.len());
+        let mut total = 0usize;
+        for &(a, b, n) in &plan {
+            let sp = make_span((a, b), n, seg_first.len());
+            span_first.push(total);
+            for q in 0..sp.segment_count() {
+                seg_first.push(total + q * SEGMENT);
+            }
+            total += n;
+            spans.push(sp);
+        }
+
+        // Curves (or, without spans, every curve) that stay put.
+        let all = if !plan.is_empty() {
+            let mut all: Vec<Curve> = curve_ids
+                .iter()
+                .map(|&(j, c)| Curve {
+                    joint: j,
+                    channel: c,
+                    samples: Vec::with_capacity(total),
+                })
+                .collect();
+            for &(a, b, n) in &plan {
+                let part = resample(&mut ev, &curve_ids, (a, b), n, duration)?;
+                for (c, p) in all.iter_mut().zip(part) {
+                    c.samples.extend(p.samples);
                 }
             }
-            // None within half the tolerance: the curve has something
-            // uniform samples do not follow at any rate (a jump: two keys
-            // at one time, or a SQUAD span's outer slerp turning the other
-            // way mid-interval); the rate that did best.
-            samples = found.unwrap_or(best.1);
-        }
-        let step = if samples > 1 {
-            duration / (samples - 1) as f32
-        } else {
-            0.0
-        };
-
-        // Curves (or, with one sample, every curve) that stay put.
-        let all = if samples > 1 {
-            resample(&mut ev, &curve_ids, samples, duration)?
+            all
         } else {
             let pose = ev.sample(0.0, PlaybackMode::Clamp)?;
             curve_ids
@@ -204,22 +214,13 @@ impl CompressionJob<'_> {
             let eps = 0.01 * tol.error;
             let first = cv.samples[0];
             let d = shell[cv.joint];
-            let moves = |a: Vec3, b: Vec3| channel_distance(cv.channel, a, b, d) > eps;
-            if samples > 1 && cv.samples.iter().any(|&s| moves(s, first)) {
+            let moves = |a: Vec4, b: Vec4| channel_distance(cv.channel, a, b, d) > eps;
+            if !plan.is_empty() && cv.samples.iter().any(|&s| moves(s, first)) {
                 curves.push(cv);
                 continue;
             }
-            let here = Transform {
-                translation: first,
-                rotation: Quat::from_vec4(quat_of(first)),
-                scale: first,
-            };
-            let v = if cv.channel == ROTATION {
-                Vec4::from(Quat::from_vec4(quat_of(first)).normalize()).to_array()
-            } else {
-                channel4(&here, cv.channel)
-            };
-            let b = channel_vec3(&bind[cv.joint], cv.channel);
+            let v = first.to_array();
+            let b = channel_value(&bind[cv.joint], cv.channel);
             if moves(first, b) {
                 base_tracks.push((
                     cv.joint,
@@ -257,9 +258,7 @@ impl CompressionJob<'_> {
 
         // 3. Ranges and bit rates per segment.
         let mut packed = CompressedClip {
-            samples: samples as u32,
-            step,
-            inv_step: if step > 0.0 { 1.0 / step } else { 0.0 },
+            spans: Vec::new(),
             tracks: curves
                 .iter()
                 .map(|c| PackedTrack {
@@ -267,7 +266,7 @@ impl CompressionJob<'_> {
                     channel: c.channel,
                 })
                 .collect(),
-            ranges: curves.iter().map(|c| clip_range(&c.samples)).collect(),
+            ranges: Vec::new(),
             segments: Vec::new(),
             segment_tracks: Vec::new(),
             data: Vec::new(),
@@ -277,52 +276,103 @@ impl CompressionJob<'_> {
             tolerance: tol,
             measured_error: 0.0,
         };
+        let all_checks: Vec<f32> = plan
+            .iter()
+            .zip(&spans)
+            .flat_map(|(&(_, b, _), sp)| span_checks(sp, b, duration, &key_times))
+            .collect();
         if !curves.is_empty() {
-            let segs = (samples - 1).div_ceil(SEGMENT);
-            let all_checks = check_times(samples, duration, &key_times);
-            let mut bits_total = 0usize;
-            let mut bitstream: Vec<u8> = Vec::new();
-            for s in 0..segs {
-                let first = s * SEGMENT;
-                let last = (first + SEGMENT).min(samples - 1);
-                let mut sts: Vec<SegmentTrack> = curves
+            packed.spans = spans.clone();
+            // Per segment and rotation track, the component left out; then
+            // each track's stored values per segment and its clip range.
+            let seg_range = |si: usize, q: usize| {
+                let end = span_first[si] + spans[si].samples as usize - 1;
+                let first = seg_first[spans[si].first_segment as usize + q];
+                (first, (first + SEGMENT).min(end))
+            };
+            let mut largest: Vec<Vec<u8>> = Vec::with_capacity(seg_first.len());
+            for (si, sp) in spans.iter().enumerate() {
+                for q in 0..sp.segment_count() {
+                    let (first, last) = seg_range(si, q);
+                    largest.push(
+                        curves
+                            .iter()
+                            .map(|c| left_out(c.channel, &c.samples[first..=last]))
+                            .collect(),
+                    );
+                }
+            }
+            let stored_seg = |i: usize, s: usize, first: usize, last: usize| -> Vec<Vec3> {
+                curves[i].samples[first..=last]
                     .iter()
-                    .zip(&packed.ranges)
-                    .map(|(c, r)| segment_range(&c.samples[first..=last], r))
-                    .collect();
-                let checks: Vec<f32> = all_checks
-                    .iter()
-                    .filter(|&&t| locate(samples as u32, 1.0 / step, t).0 / SEGMENT == s)
-                    .copied()
-                    .collect();
-                let seg = SegCtx {
-                    curves: &curves,
-                    ranges: &packed.ranges,
-                    first,
-                    last,
-                    step,
-                    samples,
-                };
-                choose_bits(&mut ev, &seg, &mut sts, &checks, &shell, tol, force_bits)?;
-                // Pack: byte-aligned segment, samples of every track in order.
-                let sample_bits: usize = sts.iter().map(|t| 3 * t.bits as usize).sum();
-                let data_at = bits_total.div_ceil(8);
-                packed.segments.push(Segment {
-                    data_at: data_at as u32,
-                    sample_bits: sample_bits as u32,
-                });
-                let mut pos = data_at * 8;
-                for k in first..=last {
-                    for (i, st) in sts.iter().enumerate() {
-                        let q = quantize3(curves[i].samples[k], st, &packed.ranges[i]);
-                        for &qc in &q {
-                            write_bits(&mut bitstream, pos, qc, st.bits);
-                            pos += st.bits as usize;
+                    .map(|&v| stored(curves[i].channel, v, largest[s][i]))
+                    .collect()
+            };
+            packed.ranges = (0..curves.len())
+                .map(|i| {
+                    let mut all = Vec::new();
+                    for (si, sp) in spans.iter().enumerate() {
+                        for q in 0..sp.segment_count() {
+                            let (first, last) = seg_range(si, q);
+                            all.extend(stored_seg(i, sp.first_segment as usize + q, first, last));
                         }
                     }
+                    clip_range(&all)
+                })
+                .collect();
+            let mut bits_total = 0usize;
+            let mut bitstream: Vec<u8> = Vec::new();
+            for (si, sp) in spans.iter().enumerate() {
+                let end = span_first[si] + sp.samples as usize - 1;
+                for q in 0..sp.segment_count() {
+                    let s = sp.first_segment as usize + q;
+                    let first = seg_first[s];
+                    let last = (first + SEGMENT).min(end);
+                    let values: Vec<Vec<Vec3>> = (0..curves.len())
+                        .map(|i| stored_seg(i, s, first, last))
+                        .collect();
+                    let mut sts: Vec<SegmentTrack> = values
+                        .iter()
+                        .zip(&packed.ranges)
+                        .enumerate()
+                        .map(|(i, (v, r))| {
+                            let mut st = segment_range(v, r);
+                            st.largest = largest[s][i];
+                            st
+                        })
+                        .collect();
+                    let checks: Vec<f32> = all_checks
+                        .iter()
+                        .filter(|&&t| locate_span(&spans, t).0 == s)
+                        .copied()
+                        .collect();
+                    let seg = SegCtx {
+                        curves: &curves,
+                        values: &values,
+                        ranges: &packed.ranges,
+                        spans: &spans,
+                    };
+                    choose_bits(&mut ev, &seg, &mut sts, &checks, &shell, tol, force_bits)?;
+                    // Pack: byte-aligned segment, samples of every track in order.
+                    let sample_bits: usize = sts.iter().map(|t| 3 * t.bits as usize).sum();
+                    let data_at = bits_total.div_ceil(8);
+                    packed.segments.push(Segment {
+                        data_at: data_at as u32,
+                        sample_bits: sample_bits as u32,
+                    });
+                    let mut pos = data_at * 8;
+                    for k in 0..=last - first {
+                        for (i, st) in sts.iter().enumerate() {
+                            let q = quantize3(values[i][k], st, &packed.ranges[i]);
+                            for &qc in &q {
+                                write_bits(&mut bitstream, pos, qc, st.bits);
+                                pos += st.bits as usize;
+                            }
+                        }
+                    }
+                    bits_total = pos;
+                    packed.segment_tracks.extend_from_slice(&sts);
                 }
-                bits_total = pos;
-                packed.segment_tracks.extend_from_slice(&sts);
             }
             bitstream.resize(bits_total.div_ceil(8) + PAD, 0);
             packed.data = bitstream;
@@ -338,12 +388,12 @@ impl CompressionJob<'_> {
         );
 
         // 4. The error as sampling sees it.
-        let checks = if samples > 1 {
-            check_times(samples, duration, &key_times)
-        } else {
+        let checks = if plan.is_empty() {
             let mut t = key_times.clone();
             t.push(0.0);
             t
+        } else {
+            all_checks
         };
         let measured = measure_error(clip, &out, skel, &checks, tol.distance)?;
         out.set_measured_error(measured);
@@ -490,15 +540,17 @@ impl Evaluator<'_> {
     }
 }
 
-/// `samples` uniform samples of each curve over `[0, duration]`: looping
-/// below the end (as the clip plays), the end itself clamped.
+/// `samples` uniform samples of each curve over `span` (start, end):
+/// looping below the clip's end (as the clip plays), the end itself
+/// clamped.
 fn resample(
     ev: &mut Evaluator,
     ids: &[(usize, u8)],
+    span: (f32, f32),
     samples: usize,
     duration: f32,
 ) -> Result<Vec<Curve>, AnimError> {
-    let step = duration / (samples - 1) as f32;
+    let sp = make_span(span, samples, 0);
     let mut curves: Vec<Curve> = ids
         .iter()
         .map(|&(j, c)| Curve {
@@ -509,9 +561,13 @@ fn resample(
         .collect();
     for k in 0..samples {
         let pose = if k + 1 == samples {
-            ev.sample(duration, PlaybackMode::Clamp)?
+            if span.1 >= duration {
+                ev.sample(duration, PlaybackMode::Clamp)?
+            } else {
+                ev.sample(span.1, PlaybackMode::Loop)?
+            }
         } else {
-            ev.sample(k as f32 * step, PlaybackMode::Loop)?
+            ev.sample(sp.start + k as f32 * sp.step, PlaybackMode::Loop)?
         };
         for c in &mut curves {
             c.samples.push(channel_value(&pose[c.joint], c.channel));
@@ -520,21 +576,223 @@ fn resample(
     Ok(curves)
 }
 
-/// A channel as three stored components (rotations `x, y, z`, `w >= 0`).
-fn channel_value(t: &Transform, c: u8) -> Vec3 {
-    match c {
-        TRANSLATION => t.translation,
-        SCALE => t.scale,
-        _ => {
-            let q = t.rotation.normalize();
-            let q = if q.w < 0.0 { -q } else { q };
-            Vec3::new(q.x, q.y, q.z)
-        }
+/// The span `(start, end)` with `samples` samples, its segments from
+/// `first_segment`.
+fn make_span(span: (f32, f32), samples: usize, first_segment: usize) -> Span {
+    let step = (span.1 - span.0) / (samples.max(2) - 1) as f32;
+    Span {
+        start: span.0,
+        step,
+        inv_step: if step > 0.0 { 1.0 / step } else { 0.0 },
+        samples: samples as u32,
+        first_segment: first_segment as u32,
     }
 }
 
-fn channel_vec3(t: &Transform, c: u8) -> Vec3 {
-    channel_value(t, c)
+/// Jumps closer than this to each other or to the clip's ends are not
+/// cut (a span needs room for its two samples).
+const MIN_SPAN: f32 = 1e-4;
+
+/// At most this many jumps are cut (the largest kept).
+const MAX_JUMPS: usize = 256;
+
+/// The scan for jumps: this many points a second.
+const JUMP_SCAN_RATE: f32 = 3840.0;
+
+/// The jumps of the curves: instants where the pose (its curve channels
+/// alone, in model space, by the tolerance's metric) changes by more than
+/// a quarter of the tolerance. A scan at [`JUMP_SCAN_RATE`] takes each
+/// pair of neighbouring cells and compares the pose at their shared end
+/// with the two outer poses interpolated half way (as sampling would):
+/// a smooth curve, even a fast one or one with a kink, misses by a
+/// fraction of the scan step; a jump by half its size. Bisection, by the
+/// same measure, narrows each miss to neighbouring times `(l, r)`, kept
+/// if the pose still changes there (a jump) rather than not (a kink).
+/// Sorted, at least [`MIN_SPAN`] apart and from the clip's ends.
+fn find_jumps(
+    ev: &mut Evaluator,
+    ids: &[(usize, u8)],
+    duration: f32,
+    tol: Tolerance,
+) -> Result<Vec<(f32, f32)>, AnimError> {
+    let cells = ((duration * JUMP_SCAN_RATE).ceil() as usize).clamp(2, 1 << 18);
+    let h = duration / cells as f32;
+    let floor = 0.25 * tol.error;
+    let skel = ev.skel;
+    // The miss at `pm` of `pa` and `pb` interpolated half way.
+    let miss = |pa: &[Transform], pm: &[Transform], pb: &[Transform]| -> f32 {
+        let mut q = pm.to_vec();
+        for &(j, c) in ids {
+            let (a, b) = (channel_value(&pa[j], c), channel_value(&pb[j], c));
+            set_channel(&mut q[j], c, a, b, 0.5);
+        }
+        let (ma, mb) = (model(skel, pm), model(skel, &q));
+        (0..ma.len())
+            .map(|j| joint_error(&ma[j], &mb[j], tol.distance))
+            .fold(0.0, f32::max)
+    };
+    // The change of the curve channels from pose `pa` to pose `pb`.
+    let change = |pa: &[Transform], pb: &[Transform]| -> f32 {
+        let mut q = pa.to_vec();
+        for &(j, c) in ids {
+            let b = channel_value(&pb[j], c);
+            set_channel(&mut q[j], c, b, b, 0.0);
+        }
+        let mut p = pa.to_vec();
+        for &(j, c) in ids {
+            let a = channel_value(&pa[j], c);
+            set_channel(&mut p[j], c, a, a, 0.0);
+        }
+        let (ma, mb) = (model(skel, &p), model(skel, &q));
+        (0..ma.len())
+            .map(|j| joint_error(&ma[j], &mb[j], tol.distance))
+            .fold(0.0, f32::max)
+    };
+    // The scan stops short of the end (the clamped end is not a jump the
+    // samples need: the last span ends there).
+    let mut e = vec![0.0f32; cells];
+    let mut p0 = ev.sample(0.0, PlaybackMode::Loop)?;
+    let mut p1 = ev.sample(h, PlaybackMode::Loop)?;
+    for k in 1..cells - 1 {
+        let p2 = ev.sample((k + 1) as f32 * h, PlaybackMode::Loop)?;
+        e[k] = miss(&p0, &p1, &p2);
+        p0 = std::mem::replace(&mut p1, p2);
+    }
+    let mut found: Vec<(f32, f32, f32)> = Vec::new();
+    for k in 1..cells - 1 {
+        if e[k] <= floor || e[k] < e[k - 1] || e[k] < e[k + 1] {
+            continue;
+        }
+        let (mut l, mut r) = ((k - 1) as f32 * h, (k + 1) as f32 * h);
+        let mut pl = ev.sample(l, PlaybackMode::Loop)?;
+        let mut pr = ev.sample(r, PlaybackMode::Loop)?;
+        for _ in 0..48 {
+            let m = 0.5 * (l + r);
+            let (ql, qr) = (0.5 * (l + m), 0.5 * (m + r));
+            if m <= l || m >= r || ql <= l || ql >= m || qr <= m || qr >= r {
+                break;
+            }
+            let pm = ev.sample(m, PlaybackMode::Loop)?;
+            let el = miss(&pl, &ev.sample(ql, PlaybackMode::Loop)?, &pm);
+            let er = miss(&pm, &ev.sample(qr, PlaybackMode::Loop)?, &pr);
+            if el >= er {
+                r = m;
+                pr = pm;
+            } else {
+                l = m;
+                pl = pm;
+            }
+        }
+        let size = change(&pl, &pr);
+        if size > floor {
+            found.push((l, r, size));
+        }
+    }
+    if found.len() > MAX_JUMPS {
+        found.sort_by(|a, b| b.2.total_cmp(&a.2));
+        found.truncate(MAX_JUMPS);
+    }
+    found.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f32, f32)> = Vec::with_capacity(found.len());
+    let mut prev = 0.0f32;
+    for (l, r, _) in found {
+        if l - prev >= MIN_SPAN && duration - r >= MIN_SPAN {
+            out.push((l, r));
+            prev = r;
+        }
+    }
+    Ok(out)
+}
+
+/// The lowest candidate sample count for `span` whose unquantized
+/// samples, interpolated as sampling will, stay within half the
+/// tolerance at its check times; if none does, the one that came
+/// closest.
+fn choose_rate(
+    ev: &mut Evaluator,
+    ids: &[(usize, u8)],
+    span: (f32, f32),
+    duration: f32,
+    key_times: &[f32],
+    tol: Tolerance,
+) -> Result<usize, AnimError> {
+    let keys: Vec<f32> = key_times
+        .iter()
+        .filter(|&&t| t >= span.0 && t <= span.1)
+        .map(|&t| t - span.0)
+        .collect();
+    let cands = candidates(span.1 - span.0, &keys);
+    let mut found = None;
+    let mut best = (f32::INFINITY, 2usize);
+    // The error falls as the rate rises: a binary search.
+    let (mut lo, mut hi) = (0usize, cands.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let cand = cands[mid];
+        let curves = resample(ev, ids, span, cand, duration)?;
+        let sp = [make_span(span, cand, 0)];
+        let checks = span_checks(&sp[0], span.1, duration, key_times);
+        let seg_first: Vec<usize> = (0..sp[0].segment_count()).map(|q| q * SEGMENT).collect();
+        let err = ev.max_error(&checks, tol.distance, |t, pose| {
+            apply_f32(&curves, &sp, &seg_first, duration, t, pose)
+        })?;
+        if err < best.0 {
+            best = (err, cand);
+        }
+        if err <= 0.5 * tol.error {
+            found = Some(cand);
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(found.unwrap_or(best.1))
+}
+
+/// A channel as four floats: vectors with a 0, rotations normalised.
+fn channel_value(t: &Transform, c: u8) -> Vec4 {
+    match c {
+        TRANSLATION => t.translation.extend(0.0),
+        SCALE => t.scale.extend(0.0),
+        _ => Vec4::from(t.rotation.normalize()),
+    }
+}
+
+/// The component a rotation track leaves out over `samples` (the one
+/// whose smallest magnitude is largest); 0 for vectors.
+fn left_out(c: u8, samples: &[Vec4]) -> u8 {
+    if c != ROTATION {
+        return 0;
+    }
+    let mut best = (3u8, f32::NEG_INFINITY);
+    for k in [3u8, 0, 1, 2] {
+        let m = samples
+            .iter()
+            .map(|q| q[k as usize].abs())
+            .fold(f32::INFINITY, f32::min);
+        if m > best.1 {
+            best = (k, m);
+        }
+    }
+    best.0
+}
+
+/// The three stored components of a channel value.
+fn stored(c: u8, v: Vec4, largest: u8) -> Vec3 {
+    if c == ROTATION {
+        stored_of(v, largest)
+    } else {
+        v.truncate()
+    }
+}
+
+/// The channel value of three stored components.
+fn unstored(c: u8, v: Vec3, largest: u8) -> Vec4 {
+    if c == ROTATION {
+        Vec4::from(place(Quat::from_vec4(quat_of(v)), largest))
+    } else {
+        v.extend(0.0)
+    }
 }
 
 /// A channel as four floats (vectors with 0).
@@ -547,39 +805,41 @@ fn channel4(t: &Transform, c: u8) -> [f32; 4] {
 }
 
 /// How far two values of a channel move a point `d` away.
-fn channel_distance(c: u8, a: Vec3, b: Vec3, d: f32) -> f32 {
+fn channel_distance(c: u8, a: Vec4, b: Vec4, d: f32) -> f32 {
     match c {
         TRANSLATION => (a - b).length(),
         SCALE => (a - b).abs().max_element() * d,
         _ => {
-            let (qa, qb) = (quat_of(a), quat_of(b));
-            let dot = qa.dot(qb).abs().min(1.0);
+            let dot = a.dot(b).abs().min(1.0);
             2.0 * dot.acos() * d
         }
     }
 }
 
 /// Puts unquantized samples of `curves` (interpolated as sampling does)
-/// into `pose` at `t`.
-fn apply_f32(curves: &[Curve], samples: usize, duration: f32, t: f32, pose: &mut [Transform]) {
-    let step = duration / (samples - 1) as f32;
-    let (k, u) = locate(
-        samples as u32,
-        1.0 / step,
-        PlaybackMode::Loop.wrap(t, duration),
-    );
+/// into `pose` at `t`; `seg_first` is each segment's first sample.
+fn apply_f32(
+    curves: &[Curve],
+    spans: &[Span],
+    seg_first: &[usize],
+    duration: f32,
+    t: f32,
+    pose: &mut [Transform],
+) {
+    let (s, k, u) = locate_span(spans, PlaybackMode::Loop.wrap(t, duration));
+    let g = seg_first[s] + k;
     for c in curves {
-        let (a, b) = (c.samples[k], c.samples[k + 1]);
+        let (a, b) = (c.samples[g], c.samples[g + 1]);
         set_channel(&mut pose[c.joint], c.channel, a, b, u);
     }
 }
 
 #[inline]
-fn set_channel(t: &mut Transform, c: u8, a: Vec3, b: Vec3, u: f32) {
+fn set_channel(t: &mut Transform, c: u8, a: Vec4, b: Vec4, u: f32) {
     match c {
-        ROTATION => t.rotation = nlerp4(quat_of(a), quat_of(b), u),
-        SCALE => t.scale = lerp3(a, b, u),
-        _ => t.translation = lerp3(a, b, u),
+        ROTATION => t.rotation = nlerp4(a, b, u),
+        SCALE => t.scale = lerp3(a.truncate(), b.truncate(), u),
+        _ => t.translation = lerp3(a.truncate(), b.truncate(), u),
     }
 }
 
@@ -626,20 +886,21 @@ fn key_times(clip: &Clip) -> Vec<f32> {
 /// built-in walk clip).
 const CHECKS_PER_INTERVAL: usize = 8;
 
-/// The times the error is checked at: each sample and the eighths
-/// of each interval, each key time and each key interval's middle, all in
-/// `[0, duration)` (the end wraps to the start when looping).
-fn check_times(samples: usize, duration: f32, keys: &[f32]) -> Vec<f32> {
-    let step = duration / (samples - 1) as f32;
+/// The times the error is checked at in a span ending at `end`: each
+/// sample and the eighths of each interval, each key time and each key
+/// interval's middle, all in the span and in `[0, duration)` (the end
+/// wraps to the start when looping).
+fn span_checks(sp: &Span, end: f32, duration: f32, keys: &[f32]) -> Vec<f32> {
     let mut t: Vec<f32> = Vec::new();
-    for k in 0..samples - 1 {
+    for k in 0..sp.samples as usize - 1 {
         for f in 0..CHECKS_PER_INTERVAL {
-            t.push((k as f32 + f as f32 / CHECKS_PER_INTERVAL as f32) * step);
+            t.push(sp.start + (k as f32 + f as f32 / CHECKS_PER_INTERVAL as f32) * sp.step);
         }
     }
+    t.push(end);
     t.extend_from_slice(keys);
     t.extend(keys.windows(2).map(|w| 0.5 * (w[0] + w[1])));
-    t.retain(|&x| x >= 0.0 && x < duration);
+    t.retain(|&x| x >= sp.start && x <= end && x >= 0.0 && x < duration);
     t.sort_by(f32::total_cmp);
     t.dedup();
     t
@@ -725,26 +986,26 @@ fn write_bits(data: &mut Vec<u8>, pos: usize, v: u32, bits: u8) {
 /// One segment's curves, as the bit-rate search sees them.
 struct SegCtx<'a> {
     curves: &'a [Curve],
+    /// Per track its stored values in the segment.
+    values: &'a [Vec<Vec3>],
     ranges: &'a [[f32; 6]],
-    first: usize,
-    last: usize,
-    step: f32,
-    samples: usize,
+    spans: &'a [Span],
 }
 
 impl SegCtx<'_> {
     /// Track `i`'s decoded samples of the segment at `st`.
-    fn decoded(&self, i: usize, st: &SegmentTrack) -> Vec<Vec3> {
-        self.curves[i].samples[self.first..=self.last]
+    fn decoded(&self, i: usize, st: &SegmentTrack) -> Vec<Vec4> {
+        let c = self.curves[i].channel;
+        self.values[i]
             .iter()
-            .map(|&v| decoded(v, st, &self.ranges[i]))
+            .map(|&v| unstored(c, decoded(v, st, &self.ranges[i]), st.largest))
             .collect()
     }
 
     /// Interval (in the segment) and fraction at `t`.
     fn at(&self, t: f32) -> (usize, f32) {
-        let (k, u) = locate(self.samples as u32, 1.0 / self.step, t);
-        (k - self.first, u)
+        let (_, k, u) = locate_span(self.spans, t);
+        (k, u)
     }
 }
 
@@ -810,7 +1071,7 @@ fn choose_bits(
         tracks_of[c.joint].push(i);
     }
     loop {
-        let decs: Vec<Vec<Vec3>> = (0..nt)
+        let decs: Vec<Vec<Vec4>> = (0..nt)
             .map(|i| {
                 let mut st = sts[i];
                 st.bits = BIT_RATES[rate[i]];

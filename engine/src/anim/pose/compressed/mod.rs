@@ -5,11 +5,13 @@
 //! compression and the error metric, `file` the clip file). A compressed
 //! clip is a `Clip`: every job that samples clips samples it.
 
+pub(crate) mod check;
 pub(crate) mod decode;
 pub(crate) mod file;
 pub(crate) mod format;
 pub(crate) mod job;
 
+pub use check::{check_error, check_times, pose_error, CheckedError};
 pub use file::{ClipFile, ClipFileError, ClipFileFault};
 pub use format::{CompressedClip, Tolerance};
 pub use job::{measure_error, measure_errors, CompressionJob};
