@@ -5,16 +5,14 @@
 //! distance along each joint axis, errors accumulated down the hierarchy);
 //! then each set through a clip file and back, byte for byte.
 //!
-//! The checker here is the test's own (4x4 model matrices from the public
-//! sampling job), not the compression job's.
+//! The checker is the one the engine's unit tests use
+//! (`vkskin::anim::check_error`, written apart from the compression job's
+//! own metric): every key time, the middle of every key interval and 100
+//! pseudo-random times per clip, each sampled by a random seek.
 
 use std::path::PathBuf;
 
-use glam::{Mat4, Vec3};
-use vkskin::anim::{
-    Clip, ClipFile, CompressionJob, PlaybackMode, SamplingContext, SamplingJob, Skeleton,
-    Tolerance, Transform,
-};
+use vkskin::anim::{check_error, check_times, ClipFile, CompressionJob, Tolerance};
 
 const FILES: &[&str] = &[
     "gltf/CesiumMan.glb",
@@ -27,71 +25,8 @@ const FILES: &[&str] = &[
     "x/bat.x",
 ];
 
-fn sample(clip: &Clip, t: f32) -> Vec<Transform> {
-    let mut out = vec![Transform::IDENTITY; clip.joint_count()];
-    let mut ctx = SamplingContext::new(clip);
-    SamplingJob {
-        clip,
-        context: &mut ctx,
-        time: t,
-        mode: PlaybackMode::Loop,
-        output: &mut out,
-    }
-    .run()
-    .expect("sampling");
-    out
-}
-
-fn error(skel: &Skeleton, a: &[Transform], b: &[Transform], d: f32) -> f32 {
-    let model = |l: &[Transform]| {
-        let mut m: Vec<Mat4> = Vec::with_capacity(l.len());
-        for (j, t) in l.iter().enumerate() {
-            let x = t.to_mat4();
-            let v = skel.parent(j).map_or(x, |p| m[p] * x);
-            m.push(v);
-        }
-        m
-    };
-    let (ma, mb) = (model(a), model(b));
-    let mut worst = 0.0f32;
-    for j in 0..ma.len() {
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            let p = axis * d;
-            worst = worst.max(
-                ma[j]
-                    .transform_point3(p)
-                    .distance(mb[j].transform_point3(p)),
-            );
-        }
-    }
-    worst
-}
-
-/// Key starts and ends, their middles, and 200 pseudo-random times.
-fn times(clip: &Clip) -> Vec<f32> {
-    let mut t = Vec::new();
-    for i in clip.track_infos() {
-        t.extend([i.start, i.end, 0.5 * (i.start + i.end)]);
-    }
-    let d = clip.duration().max(1e-3);
-    let mut x: u32 = 0x9e37_79b9;
-    for _ in 0..200 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        t.push(d * (x as f32 / u32::MAX as f32));
-    }
-    // And a fine grid, where narrow features hide.
-    t.extend((0..400).map(|k| d * k as f32 / 400.0));
-    t
-}
-
 #[test]
-// Compressing every shared asset takes more than 15 minutes in a debug
-// build on a 2-core machine (tiny_4anim.x alone over 100 s in release),
-// and Fox's Walk and Run are known to exceed the tolerance until segments
-// split at curve jumps: run it with `cargo test --release -- --ignored`.
-#[ignore = "slow in debug; Fox Walk/Run over tolerance until jump splitting (docs/compression.md)"]
+#[ignore = "being made to fit the default run: units per asset (docs/compression.md)"]
 fn shared_asset_clips_compress_within_tolerance_and_round_trip() {
     let Some(dir) = vkskin_tests::assets_dir() else {
         return;
@@ -110,28 +45,34 @@ fn shared_asset_clips_compress_within_tolerance_and_round_trip() {
                 }
                 .run()
                 .expect("compress");
-                let worst = times(clip)
-                    .into_iter()
-                    .map(|t| {
-                        error(
-                            &model.skeleton,
-                            &sample(clip, t),
-                            &sample(&c, t),
-                            tol.distance,
-                        )
-                    })
-                    .fold(0.0f32, f32::max);
+                let times = check_times(clip, 100, 11);
+                let checked = check_error(clip, &c, &model.skeleton, &times, tol.distance)
+                    .expect("check");
+                let worst = checked.worst;
                 let p = c.compressed().expect("compressed");
                 eprintln!(
-                    "{file} {:?} at {} mm: {} -> {} bytes, {:.0} Hz, {:.1} bits, worst {:.4} mm (job {:.4})",
+                    "{file} {:?} at {} mm: {} -> {} bytes, {:.0} Hz, {} spans, {:.1} bits, worst {:.4} mm at {:.4} s (job {:.4}) over {} times",
                     clip.name(),
                     tol.error * 1000.0,
                     clip.bytes(),
                     c.bytes(),
                     p.sample_rate(),
+                    p.span_count(),
                     p.mean_bits(),
                     worst * 1000.0,
-                    p.measured_error() * 1000.0
+                    checked.at,
+                    p.measured_error() * 1000.0,
+                    times.len()
+                );
+                let parts = p.bytes_by_part();
+                eprintln!(
+                    "    bytes: clip struct and base layout {}, headers {}, clip ranges {}, segment ranges {}, samples {}, base tracks {}",
+                    c.bytes() - parts.headers - parts.clip_ranges - parts.segment_ranges - parts.samples - parts.base,
+                    parts.headers,
+                    parts.clip_ranges,
+                    parts.segment_ranges,
+                    parts.samples,
+                    parts.base
                 );
                 if worst > tol.error {
                     failures.push(format!(

@@ -84,7 +84,7 @@ pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer,
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use pose::compressed::{
     check_error, check_times, measure_error, measure_errors, pose_error, CheckedError, ClipFile,
-    ClipFileError, ClipFileFault, CompressedClip, CompressionJob, Tolerance,
+    ClipFileError, ClipFileFault, CompressedBytes, CompressedClip, CompressionJob, Tolerance,
 };
 pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};

@@ -229,6 +229,21 @@ impl CompressedClip {
         sum as f32 / self.segment_tracks.len() as f32
     }
 
+    /// Where the compressed part's bytes go, by what they hold (buffers by
+    /// capacity, as [`held`](Self::held) counts them).
+    pub fn bytes_by_part(&self) -> CompressedBytes {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        CompressedBytes {
+            headers: b(&self.spans) + b(&self.tracks) + b(&self.segments),
+            clip_ranges: b(&self.ranges),
+            segment_ranges: b(&self.segment_tracks),
+            samples: b(&self.data),
+            base: b(&self.base) + b(&self.base_times) + b(&self.base_values),
+        }
+    }
+
     /// Bytes the compressed part holds (buffers by capacity).
     pub(crate) fn held(&self) -> usize {
         fn b<T>(v: &Vec<T>) -> usize {
@@ -256,6 +271,21 @@ impl CompressedClip {
         self.base_times.shrink_to_fit();
         self.base_values.shrink_to_fit();
     }
+}
+
+/// [`CompressedClip::bytes_by_part`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompressedBytes {
+    /// Spans, track list and segment offsets.
+    pub headers: usize,
+    /// Per track its range over the clip (six f32).
+    pub clip_ranges: usize,
+    /// Per track and segment its range and bit rate (8 bytes).
+    pub segment_ranges: usize,
+    /// The bit stream of quantized samples (and its padding).
+    pub samples: usize,
+    /// Constants and step tracks: their descriptors, times and values.
+    pub base: usize,
 }
 
 /// `1 / (2^bits - 1)` for every bit count up to [`MAX_BITS`] (0 for 0).

@@ -13,7 +13,7 @@ pub(crate) mod job;
 
 pub use check::{check_error, check_times, pose_error, CheckedError};
 pub use file::{ClipFile, ClipFileError, ClipFileFault};
-pub use format::{CompressedClip, Tolerance};
+pub use format::{CompressedBytes, CompressedClip, Tolerance};
 pub use job::{measure_error, measure_errors, CompressionJob};
 
 #[cfg(test)]
