@@ -530,3 +530,78 @@ fn limits_are_asked_of_the_device_and_bad_records_refused() {
     drop(store);
     gpu.finish();
 }
+
+/// Compressed clips (`CompressionJob` at 1 mm at 10 cm) decoded by the
+/// animate shader (`shaders/anim/sample_packed.glsl`): the palettes equal
+/// the CPU animation layer's sampling of the same compressed clips within
+/// the tolerances above, on every instanced path, over the built-in
+/// character, a 60-joint tree with every interpolation, and Fox's clips
+/// when the shared assets are present. Also says what the
+/// store costs on the GPU, compressed against flat.
+#[test]
+fn gpu_palettes_from_compressed_clips_equal_the_cpu_sampling_of_them() {
+    use vkskin::anim::{CompressionJob, Tolerance};
+    let compress = |case: Case| -> Case {
+        let clips: Vec<Clip> = case
+            .clips
+            .iter()
+            .map(|c| {
+                CompressionJob {
+                    clip: c,
+                    skeleton: &case.model.skeleton,
+                    tolerance: Tolerance::OZZ_DEFAULT,
+                }
+                .run()
+                .unwrap_or_else(|e| panic!("{}: {e}", case.label))
+            })
+            .collect();
+        Case {
+            label: format!("{} compressed", case.label),
+            model: case.model,
+            clips,
+        }
+    };
+    let mut tree = procedural::bench_character(400, 60).expect("tree");
+    let tree_clips = varied_clips(&tree.skeleton, 13);
+    tree.clips.clear();
+    let character = Character::model();
+    let mut cases = vec![
+        Case {
+            label: "character".into(),
+            clips: character.clips.clone(),
+            model: character,
+        },
+        Case {
+            label: "tree-60".into(),
+            model: tree,
+            clips: tree_clips,
+        },
+    ];
+    // Fox's three clips (tiny_4anim.x's take minutes to compress in a
+    // debug build: docs/compression.md).
+    cases.extend(asset_cases().into_iter().filter(|c| c.label.contains("Fox")));
+    let cases: Vec<(usize, Case)> = cases
+        .into_iter()
+        .map(|c| {
+            let flat = vkskin::skin::anim::store_bytes(c.model.skeleton.len(), &c.clips)
+                .expect("flat store bytes");
+            (flat, compress(c))
+        })
+        .collect();
+    let gpu = GpuTest::new();
+    let paths = instanced_paths();
+    for (k, (flat, case)) in cases.iter().enumerate() {
+        assert!(case.clips.iter().all(|c| c.compressed().is_some()));
+        let store = GpuClipStore::new(&gpu.device, &case.model.skeleton, &case.clips)
+            .expect("compressed store");
+        println!(
+            "{}: GPU clip store {} bytes compressed, {} bytes flat",
+            case.label,
+            store.bytes(),
+            flat
+        );
+        drop(store);
+        check_case(&gpu, case, &paths, 256, 300 + k as u64);
+    }
+    gpu.finish();
+}
