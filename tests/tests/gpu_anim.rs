@@ -579,7 +579,11 @@ fn gpu_palettes_from_compressed_clips_equal_the_cpu_sampling_of_them() {
     ];
     // Fox's three clips (tiny_4anim.x's take minutes to compress in a
     // debug build: docs/compression.md).
-    cases.extend(asset_cases().into_iter().filter(|c| c.label.contains("Fox")));
+    cases.extend(
+        asset_cases()
+            .into_iter()
+            .filter(|c| c.label.contains("Fox")),
+    );
     let cases: Vec<(usize, Case)> = cases
         .into_iter()
         .map(|c| {

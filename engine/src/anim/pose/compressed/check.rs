@@ -10,7 +10,9 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::anim::{AnimError, Clip, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Transform};
+use crate::anim::{
+    AnimError, Clip, PlaybackMode, SamplingContext, SamplingJob, Skeleton, Transform,
+};
 
 /// The worst error found by [`check_error`] and the time it was found at.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -99,7 +101,12 @@ pub fn check_error(
     };
     let mut w = CheckedError::default();
     for &t in times {
-        let e = pose_error(skeleton, &sample(original, t)?, &sample(compressed, t)?, distance);
+        let e = pose_error(
+            skeleton,
+            &sample(original, t)?,
+            &sample(compressed, t)?,
+            distance,
+        );
         if e > w.worst {
             w = CheckedError { worst: e, at: t };
         }

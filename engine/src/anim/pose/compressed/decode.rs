@@ -11,8 +11,8 @@
 use glam::Vec3;
 
 use super::format::{
-    dequantize, lerp3, locate_span, nlerp4, place, quat_of, read_bits, CompressedClip, SegmentTrack,
-    ROTATION, SCALE,
+    dequantize, lerp3, locate_span, nlerp4, place, quat_of, read_bits, CompressedClip,
+    SegmentTrack, ROTATION, SCALE,
 };
 use crate::anim::pose::soa::PoseSink;
 

@@ -40,9 +40,9 @@
 use glam::{Affine3A, Quat, Vec3, Vec3A, Vec4};
 
 use super::format::{
-    dequantize, interpolation_code, lerp3, locate_span, nlerp4, place, quat_of, stored_of, BaseTrack,
-    CompressedClip, PackedTrack, Segment, SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION,
-    SCALE, SEGMENT, TRANSLATION,
+    dequantize, interpolation_code, lerp3, locate_span, nlerp4, place, quat_of, stored_of,
+    BaseTrack, CompressedClip, PackedTrack, Segment, SegmentTrack, Span, Tolerance, BIT_RATES, PAD,
+    ROTATION, SCALE, SEGMENT, TRANSLATION,
 };
 use crate::anim::pose::clip::Vec3Field;
 use crate::anim::{

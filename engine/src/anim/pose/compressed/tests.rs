@@ -536,4 +536,3 @@ fn clip_file_faults_are_errors_naming_the_file_and_fault() {
     cases += 1;
     assert!(cases >= 50);
 }
-
