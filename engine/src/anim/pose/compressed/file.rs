@@ -547,7 +547,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         let after = spans.last().is_none_or(|p: &Span| start > p.start);
         if samples < 2
             || !start.is_finite()
-            || !(step > 0.0)
+            || step.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
             || !(1.0 / step).is_finite()
             || !after
             || (i == 0 && start != 0.0)

@@ -362,8 +362,8 @@ impl CompressionJob<'_> {
                     });
                     let mut pos = data_at * 8;
                     for k in 0..=last - first {
-                        for (i, st) in sts.iter().enumerate() {
-                            let q = quantize3(values[i][k], st, &packed.ranges[i]);
+                        for ((st, v), r) in sts.iter().zip(&values).zip(&packed.ranges) {
+                            let q = quantize3(v[k], st, r);
                             for &qc in &q {
                                 write_bits(&mut bitstream, pos, qc, st.bits);
                                 pos += st.bits as usize;
@@ -653,9 +653,9 @@ fn find_jumps(
     let mut e = vec![0.0f32; cells];
     let mut p0 = ev.sample(0.0, PlaybackMode::Loop)?;
     let mut p1 = ev.sample(h, PlaybackMode::Loop)?;
-    for k in 1..cells - 1 {
+    for (k, ek) in e.iter_mut().enumerate().take(cells - 1).skip(1) {
         let p2 = ev.sample((k + 1) as f32 * h, PlaybackMode::Loop)?;
-        e[k] = miss(&p0, &p1, &p2);
+        *ek = miss(&p0, &p1, &p2);
         p0 = std::mem::replace(&mut p1, p2);
     }
     let mut found: Vec<(f32, f32, f32)> = Vec::new();

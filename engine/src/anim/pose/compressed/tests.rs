@@ -24,11 +24,6 @@ fn sample(clip: &Clip, t: f32) -> Vec<Transform> {
     out
 }
 
-/// The shared checker (`check.rs`), at `pose_error`'s metric.
-fn error_at(skel: &Skeleton, a: &[Transform], b: &[Transform], distance: f32) -> f32 {
-    pose_error(skel, a, b, distance)
-}
-
 /// The worst error of `c` against `clip` over [`check_times`] (300
 /// random times).
 fn worst(clip: &Clip, c: &Clip, skel: &Skeleton, distance: f32) -> f32 {
