@@ -26,7 +26,8 @@ impl SkinPath {
         // previous normals (the CPU job's; the compute stage leaves them).
         let regions = if self.cfg.motion { 4 } else { 2 };
         let size = (cap * 12 * regions) as u64;
-        let usage = vk::BufferUsageFlags::VERTEX_BUFFER;
+        // Transfer source: a host may copy it (the compute route).
+        let usage = vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
         let mut buf = if stage == Stage::Compute {
             Buffer::new(
                 &d,
