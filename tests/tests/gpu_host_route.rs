@@ -51,7 +51,9 @@ fn vertex_route_compiles_and_lays_out_on_every_vertex_path() {
             let route = path.host_vertex_route(influences, morph).unwrap();
             let label = format!("{} {influences} influences, morph {morph}", desc.name);
             assert!(route.header.contains(desc.encoding.shader()), "{label}");
-            assert!(route.header.contains(&format!("#define INFLUENCES {influences}")));
+            assert!(route
+                .header
+                .contains(&format!("#define INFLUENCES {influences}")));
             assert_eq!(route.header.contains("#define MORPH"), morph, "{label}");
             let sources = route.sources().with("host/test.vert", HOST_VERTEX);
             compile(&sources, &ShaderDesc::new("host/test.vert"))

@@ -15,8 +15,7 @@ use crate::assets::Model;
 use crate::gpu::{vk, Device, GpuError, GpuResult};
 use crate::materials::{ModelMaterials, TextureWarning};
 use crate::skin::{
-    Batch, FrameSets, FrameUniforms, GpuMaterial, PathDesc, PreparedMesh, SkinPath,
-    SkinPathConfig,
+    Batch, FrameSets, FrameUniforms, GpuMaterial, PathDesc, PreparedMesh, SkinPath, SkinPathConfig,
 };
 
 /// A character added with [`Renderer::add_character`]: a model's meshes
@@ -646,10 +645,7 @@ impl Renderer {
     ) -> GpuResult<(&Batch, &PreparedMesh, CharacterId, usize)> {
         self.check(frame)?;
         let d = self.drawn.get(index).ok_or_else(|| {
-            GpuError::InvalidArgument(format!(
-                "batch {index} of the frame's {}",
-                self.drawn.len()
-            ))
+            GpuError::InvalidArgument(format!("batch {index} of the frame's {}", self.drawn.len()))
         })?;
         let prepared = &self.characters[d.character].meshes[d.mesh].prepared;
         Ok((&d.batch, prepared, CharacterId(d.character), d.mesh))

@@ -52,8 +52,11 @@ pub struct HostFrame {
     /// instance 0, read back by the host at the offsets vkskin exposed
     /// (`SkinnedOutput`) after the last frame: model-space positions and
     /// normals.
-    pub skinned: Option<(Vec<[f32; 3]>, Vec<[f32; 3]>)>,
+    pub skinned: Option<Readback>,
 }
+
+/// Positions and normals read back from vkskin's skinned output.
+pub type Readback = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 
 /// How the host's frame shows the character.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -528,7 +531,11 @@ impl Host {
             let p = d
                 .map_memory(mem, 0, size as u64, vk::MemoryMapFlags::empty())
                 .map_err(vkerr("mapping"))?;
-            std::ptr::copy_nonoverlapping((scene as *const own::Scene).cast::<u8>(), p.cast(), size);
+            std::ptr::copy_nonoverlapping(
+                (scene as *const own::Scene).cast::<u8>(),
+                p.cast(),
+                size,
+            );
             d.unmap_memory(mem);
         }
         Ok(buffer)
@@ -540,7 +547,9 @@ fn vec3s(bytes: &[u8]) -> Vec<[f32; 3]> {
     bytes
         .chunks_exact(12)
         .map(|c| {
-            std::array::from_fn(|k| f32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]))
+            std::array::from_fn(|k| {
+                f32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]])
+            })
         })
         .collect()
 }
@@ -623,7 +632,13 @@ pub fn render_with(opts: &HostOptions, shading: Shading) -> Result<HostFrame, St
         // its one instance, playing the first clip from frame time 0.
         let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
         let (mut renderer, bounds, character) = if shading == Shading::Vkskin {
-            character_renderer_of(&vk_device, opts.path.as_deref(), cfg, &Character::model(), false)?
+            character_renderer_of(
+                &vk_device,
+                opts.path.as_deref(),
+                cfg,
+                &Character::model(),
+                false,
+            )?
         } else {
             let model = textured_character()?;
             character_renderer_of(&vk_device, opts.path.as_deref(), cfg, &model, true)?

@@ -409,8 +409,7 @@ impl OwnShader {
                     None,
                 )
                 .map_err(vkerr("creating the host's pipeline layout"))?;
-            self.pipelines
-                .push((key, layout, vk::Pipeline::null()));
+            self.pipelines.push((key, layout, vk::Pipeline::null()));
             let module = |code: &[u32]| {
                 d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
             };
@@ -517,9 +516,7 @@ impl OwnShader {
                         || out.base_stride != 32
                         || out.uv_offset != 24
                     {
-                        return Err(format!(
-                            "the skinned output's layout changed: {out:?}"
-                        ));
+                        return Err(format!("the skinned output's layout changed: {out:?}"));
                     }
                     let push = bytes_of(&self.instance);
                     for i in 0..out.instances {

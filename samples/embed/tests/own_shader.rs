@@ -176,7 +176,10 @@ fn compute_route_exposes_the_cpu_reference_vertices() {
         dn = dn.max((Vec3::from(normals[v]) - nrm[v]).length());
     }
     println!("compute route readback: max position error {dp:e} (extent {extent}), normal {dn:e}");
-    assert!(dp <= 1e-4 * extent.max(1.0), "position error {dp} (extent {extent})");
+    assert!(
+        dp <= 1e-4 * extent.max(1.0),
+        "position error {dp} (extent {extent})"
+    );
     assert!(dn <= 1e-3, "normal error {dn}");
     // The reference moved: a pose, not the bind pose, was compared.
     let moved = pos
@@ -184,5 +187,90 @@ fn compute_route_exposes_the_cpu_reference_vertices() {
         .zip(&mesh.positions)
         .map(|(a, b)| (*a - *b).length())
         .fold(0.0f32, f32::max);
-    assert!(moved > 1e-3 * extent, "the clip does not move the mesh ({moved})");
+    assert!(
+        moved > 1e-3 * extent,
+        "the clip does not move the mesh ({moved})"
+    );
+}
+
+/// The routes' bookkeeping on vkskin's own device (validation and
+/// synchronization validation, checked after teardown): two instances in
+/// one batch, their exposed ranges one mesh apart, the stated barrier
+/// source and index count; each route refused on the other
+/// stages; a batch index past the frame's is an error.
+#[test]
+fn routes_list_batches_and_ranges_and_refuse_the_wrong_stage() {
+    use vkskin::embed::{Pose, Renderer, SkinPathConfig};
+    use vkskin::gpu::{one_shot, vk};
+    use vkskin::render::OffscreenTarget;
+    use vkskin::skin::find;
+    use vkskin_tests::gpu::GpuTest;
+
+    let gpu = GpuTest::new();
+    let model = textured_character().unwrap();
+    let cfg = SkinPathConfig::new(
+        OffscreenTarget::COLOR_FORMAT,
+        OffscreenTarget::DEPTH_FORMAT,
+        2,
+    );
+    let u = vkskin::embed::FrameUniforms {
+        view_proj: vkskin::glam::Mat4::IDENTITY.to_cols_array_2d(),
+        color: [1.0; 4],
+        light: [0.3, 0.5, 1.0, 1.0],
+    };
+    {
+        let mut r = Renderer::new(&gpu.device, find("4x3-compute").unwrap(), cfg.clone()).unwrap();
+        let c = r.add_character(&model).unwrap();
+        let a = r
+            .add_instance(c, Affine3A::IDENTITY, Pose::clip(0))
+            .unwrap();
+        let b = r.add_instance(c, Affine3A::IDENTITY, Pose::Bind).unwrap();
+        assert!(r.host_vertex_route(4, false).is_err());
+        let ranges = std::cell::RefCell::new(None);
+        one_shot(&gpu.device, |cmd| {
+            let frame = r.begin_frame(cmd, 0, 0.25, &u)?;
+            let batches = r.host_batches(&frame)?;
+            assert_eq!(batches.len(), model.meshes.len());
+            assert_eq!(batches[0].instances, vec![a, b]);
+            assert_eq!(batches[0].character, c);
+            let out = r.skinned_output(&frame, 0)?;
+            assert!(r.skinned_output(&frame, batches.len()).is_err());
+            assert!(r
+                .record_host(cmd, &frame, 0, vk::PipelineLayout::null())
+                .is_err());
+            *ranges.borrow_mut() = Some(out);
+            r.end_frame(cmd, frame)
+        })
+        .unwrap();
+        let out = ranges.into_inner().unwrap();
+        assert_eq!(out.instances, 2);
+        assert_eq!(out.vertex_count as usize, model.meshes[0].positions.len());
+        assert_eq!(
+            out.positions_at(1) - out.positions_at(0),
+            u64::from(out.vertex_count) * 12
+        );
+        assert_eq!(
+            out.normals_at(0) - out.positions_at(0),
+            out.normals_offset - out.positions_offset
+        );
+        assert!(out.normals_offset >= out.positions_offset + 2 * u64::from(out.vertex_count) * 12);
+        assert_eq!(out.src_stage, vk::PipelineStageFlags2::COMPUTE_SHADER);
+        assert_eq!(out.src_access, vk::AccessFlags2::SHADER_STORAGE_WRITE);
+        assert_eq!(out.index_count as usize, model.meshes[0].indices.len());
+    }
+    {
+        let mut r = Renderer::new(&gpu.device, find("4x3-ubo").unwrap(), cfg).unwrap();
+        let c = r.add_character(&model).unwrap();
+        r.add_instance(c, Affine3A::IDENTITY, Pose::Bind).unwrap();
+        let route = r.host_vertex_route(4, false).unwrap();
+        assert_eq!(route.set_layouts.len(), 1);
+        assert_eq!(route.set_layouts[0].0, 1);
+        one_shot(&gpu.device, |cmd| {
+            let frame = r.begin_frame(cmd, 0, 0.0, &u)?;
+            assert!(r.skinned_output(&frame, 0).is_err());
+            r.end_frame(cmd, frame)
+        })
+        .unwrap();
+    }
+    gpu.finish();
 }
