@@ -121,6 +121,12 @@ fn compute_route_on_4x3_compute_equals_vkskin_shading() {
     own_equals_vkskin("4x3-compute", Route::Compute);
 }
 
+/// The same route on the CPU stage's output (host-visible, `HOST` writes).
+#[test]
+fn compute_route_on_4x3_cpu_equals_vkskin_shading() {
+    own_equals_vkskin("4x3-cpu", Route::Compute);
+}
+
 #[test]
 fn compute_route_exposes_the_cpu_reference_vertices() {
     let own = frame("4x3-compute", Shading::Own(Route::Compute));
