@@ -1,6 +1,7 @@
 //! The vertex route's GLSL and layouts on every vertex-stage path: for each
 //! permutation (4 and 8 influences, morph), a host vertex shader that
-//! includes the generated header and calls `skin_vertex()` compiles, and a
+//! includes the generated header and calls `skin_vertex()` (and, on paths
+//! built with motion vectors, `skin_vertex_previous()`) compiles, and a
 //! pipeline layout made of the route's set layouts (at their numbers) and
 //! push range is accepted by the device; the route refuses the compute and
 //! CPU stages and the skinned output refuses the vertex stage. Under
@@ -19,7 +20,13 @@ const HOST_VERTEX: &str = r#"#version 460
 layout(set = 0, binding = 0, std140) uniform HostCamera { mat4 view_proj; } cam;
 layout(location = 0) out vec3 v_normal;
 layout(location = 1) out vec2 v_uv;
+#ifdef MOTION
+layout(location = 2) out vec3 v_prev;
+#endif
 void main() {
+#ifdef MOTION
+    v_prev = skin_vertex_previous();
+#endif
     SkinnedVertex s = skin_vertex();
     v_normal = s.world_normal + s.normal * 0.0;
     v_uv = s.uv + s.color.xy * 0.0 + s.tint.xy * 0.0;
@@ -31,10 +38,13 @@ void main() {
 fn vertex_route_compiles_and_lays_out_on_every_vertex_path() {
     let gpu = GpuTest::new();
     assert!(HOST_VERTEX.contains(HOST_SKIN_HEADER));
-    let cfg = SkinPathConfig::new(vk::Format::R8G8B8A8_UNORM, vk::Format::D32_SFLOAT, 2);
+    let plain = SkinPathConfig::new(vk::Format::R8G8B8A8_UNORM, vk::Format::D32_SFLOAT, 2);
+    let mut motion_cfg = plain.clone();
+    motion_cfg.motion = true;
     let empty = DescriptorSetLayout::new(&gpu.device, &[]).unwrap();
     let mut checked = 0;
-    for desc in paths() {
+    for (desc, motion) in paths().iter().flat_map(|d| [(d, false), (d, true)]) {
+        let cfg = if motion { &motion_cfg } else { &plain };
         let path = match SkinPath::new(&gpu.device, desc, cfg.clone()) {
             Ok(p) => p,
             Err(e) => {
@@ -47,9 +57,18 @@ fn vertex_route_compiles_and_lays_out_on_every_vertex_path() {
             continue;
         }
         assert!(path.host_vertex_route(5, false).is_err(), "{}", desc.name);
-        for (influences, morph) in [(4, false), (8, false), (4, true), (8, true)] {
+        let perms: &[(u32, bool)] = if motion {
+            &[(4, false), (8, true)]
+        } else {
+            &[(4, false), (8, false), (4, true), (8, true)]
+        };
+        for &(influences, morph) in perms {
             let route = path.host_vertex_route(influences, morph).unwrap();
-            let label = format!("{} {influences} influences, morph {morph}", desc.name);
+            let label = format!(
+                "{} {influences} influences, morph {morph}, motion {motion}",
+                desc.name
+            );
+            assert_eq!(route.header.contains("#define MOTION"), motion, "{label}");
             assert!(route.header.contains(desc.encoding.shader()), "{label}");
             assert!(route
                 .header
@@ -82,7 +101,7 @@ fn vertex_route_compiles_and_lays_out_on_every_vertex_path() {
             checked += 1;
         }
     }
-    assert!(checked >= 4 * 8, "only {checked} permutations checked");
+    assert!(checked >= 6 * 8, "only {checked} permutations checked");
     drop(empty);
     gpu.finish();
 }

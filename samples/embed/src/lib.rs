@@ -70,6 +70,22 @@ pub enum Shading {
     /// The host draws [`textured_character`] with its own textured shader
     /// through one of vkskin's host routes (`samples/embed/src/own.rs`).
     Own(own::Route),
+    /// vkskin's motion view ([`MOTION_SCALE`]) of [`textured_character`]
+    /// on a path built with motion vectors.
+    VkskinMotion,
+    /// The same motion view from the host's own shader through the vertex
+    /// route (`skin_vertex_previous()`).
+    OwnMotion,
+}
+
+/// The motion views' `FrameUniforms::color[3]`: world units per frame at
+/// which a velocity component saturates the colour, inverted.
+pub const MOTION_SCALE: f32 = 8.0;
+
+impl Shading {
+    fn motion(self) -> bool {
+        matches!(self, Shading::VkskinMotion | Shading::OwnMotion)
+    }
 }
 
 /// The built-in character with a texture: texture coordinates made from
@@ -630,7 +646,8 @@ pub fn render_with(opts: &HostOptions, shading: Shading) -> Result<HostFrame, St
     {
         // Once, outside the frame loop: the renderer, the character and
         // its one instance, playing the first clip from frame time 0.
-        let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
+        let mut cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
+        cfg.motion = shading.motion();
         let (mut renderer, bounds, character) = if shading == Shading::Vkskin {
             character_renderer_of(
                 &vk_device,
@@ -646,14 +663,23 @@ pub fn render_with(opts: &HostOptions, shading: Shading) -> Result<HostFrame, St
         path_name = renderer.path().name;
         let aspect = w as f32 / h as f32;
         let camera = Camera::framing(bounds.min, bounds.max, 0.5, 0.2, 45f32.to_radians(), aspect);
-        let uniforms = FrameUniforms {
+        let mut uniforms = FrameUniforms {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             color: [1.0; 4],
             light: LIGHT,
         };
+        if shading.motion() {
+            // skinned.frag's motion view: velocity times color[3].
+            uniforms.color[3] = MOTION_SCALE;
+            uniforms.light[3] = 2.0;
+        }
         // The host's own shader: its scene buffer and pipelines.
         let mut own = match shading {
-            Shading::Own(route) => {
+            Shading::Own(_) | Shading::OwnMotion => {
+                let route = match shading {
+                    Shading::Own(r) => r,
+                    _ => own::Route::Vertex,
+                };
                 let material = renderer
                     .material(character, 0)
                     .ok_or("the character has no materials")?;
@@ -671,6 +697,7 @@ pub fn render_with(opts: &HostOptions, shading: Shading) -> Result<HostFrame, St
                     material.texture().view(),
                     COLOR_FORMAT,
                     DEPTH_FORMAT,
+                    shading.motion(),
                 )?)
             }
             _ => None,

@@ -56,6 +56,12 @@ layout(location = 1) in vec2 v_uv;
 layout(location = 2) in vec4 v_tint;
 layout(location = 3) in vec4 v_color;
 layout(location = 0) out vec4 o_color;
+#ifdef MOTION
+// World-space previous and current positions (the vertex route's
+// skin_vertex_previous()).
+layout(location = 4) in vec3 v_prev_position;
+layout(location = 5) in vec3 v_position;
+#endif
 
 // The target is UNORM: the linear sample goes back to sRGB.
 vec3 to_srgb(vec3 c) {
@@ -64,6 +70,15 @@ vec3 to_srgb(vec3 c) {
 }
 
 void main() {
+#ifdef MOTION
+    // A velocity view (scene.light.w == 2), as vkskin's motion view:
+    // 0.5 + 0.5 * clamp(velocity * scene.color.w) per axis.
+    if (scene.light.w > 1.5) {
+        vec3 v = (v_position - v_prev_position) * scene.color.w;
+        o_color = vec4(0.5 + 0.5 * clamp(v, -1.0, 1.0), 1.0);
+        return;
+    }
+#endif
     vec4 t = texture(albedo, v_uv);
     t.rgb = to_srgb(t.rgb);
     vec4 base = scene.factor * t * v_color;
@@ -88,9 +103,18 @@ layout(location = 0) out vec3 v_normal;
 layout(location = 1) out vec2 v_uv;
 layout(location = 2) out vec4 v_tint;
 layout(location = 3) out vec4 v_color;
+#ifdef MOTION
+// The header defines MOTION on a path built with motion vectors.
+layout(location = 4) out vec3 v_prev_position;
+layout(location = 5) out vec3 v_position;
+#endif
 
 void main() {
     SkinnedVertex s = skin_vertex();
+#ifdef MOTION
+    v_prev_position = skin_vertex_previous();
+    v_position = s.world_position;
+#endif
     v_normal = s.world_normal;
     v_uv = s.uv;
     v_tint = s.tint;
@@ -161,6 +185,8 @@ pub struct OwnShader {
     depth_format: vk::Format,
     /// Per instance of the compute route: model matrix and tint.
     instance: InstancePush,
+    /// The path draws motion vectors: the fragment shader's velocity view.
+    motion: bool,
 }
 
 impl Drop for OwnShader {
@@ -193,6 +219,7 @@ impl OwnShader {
         texture: vk::ImageView,
         color_format: vk::Format,
         depth_format: vk::Format,
+        motion: bool,
     ) -> Result<Self, String> {
         let d = device.clone();
         let bindings = [
@@ -218,6 +245,7 @@ impl OwnShader {
             pipelines: Vec::new(),
             color_format,
             depth_format,
+            motion,
             instance: InstancePush {
                 model: [
                     [1.0, 0.0, 0.0, 0.0],
@@ -395,7 +423,11 @@ impl OwnShader {
             }
         };
         let vs = compile(&sources, &ShaderDesc::new(vertex_file)).map_err(gpu)?;
-        let fs = compile(&sources, &ShaderDesc::new("host/skinned.frag")).map_err(gpu)?;
+        let mut fdesc = ShaderDesc::new("host/skinned.frag");
+        if self.motion {
+            fdesc = fdesc.define("MOTION", 1);
+        }
+        let fs = compile(&sources, &fdesc).map_err(gpu)?;
         let d = self.device.clone();
         // SAFETY: a live device; the create infos point at locals alive for
         // each call; the modules go once the pipeline is made; the layout

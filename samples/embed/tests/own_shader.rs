@@ -121,6 +121,34 @@ fn compute_route_on_4x3_compute_equals_vkskin_shading() {
     own_equals_vkskin("4x3-compute", Route::Compute);
 }
 
+/// Motion vectors through the vertex route: the host's own velocity view
+/// (`skin_vertex_previous()`) equals vkskin's motion view of the same
+/// frame, and the character moves (not every pixel is still-grey).
+#[test]
+fn vertex_route_motion_equals_vkskin_motion_view() {
+    for path in ["4x3-ubo", "dq-ssbo"] {
+        let reference = frame(path, Shading::VkskinMotion);
+        let own = frame(path, Shading::OwnMotion);
+        let moving = reference
+            .rgba
+            .chunks_exact(4)
+            .filter(|p| is_character(p) && p.iter().take(3).any(|c| c.abs_diff(128) > 3))
+            .count();
+        assert!(moving > 100, "{path}: {moving} pixels show motion");
+        let same = agreeing(&own.rgba, &reference.rgba);
+        let (pixels, on_character) = agreeing_on_character(&own.rgba, &reference.rgba);
+        println!(
+            "{path} motion: {:.4}% of all pixels and {:.4}% of the character's {pixels} within 1/255 ({moving} moving)",
+            same * 100.0,
+            on_character * 100.0
+        );
+        assert!(
+            same >= 0.999 && on_character >= 0.999,
+            "{path}: {same} {on_character}"
+        );
+    }
+}
+
 /// The same route on the CPU stage's output (host-visible, `HOST` writes).
 #[test]
 fn compute_route_on_4x3_cpu_equals_vkskin_shading() {

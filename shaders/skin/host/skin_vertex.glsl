@@ -30,7 +30,9 @@
 //   (HostVertexRoute::push_constants: DrawPush, or the palette itself on
 //   the push storage); the host's own push constants go after it.
 // vkskin binds the buffers and sets and pushes the constants when it
-// records the draws (embed::Renderer::record_host).
+// records the draws (embed::Renderer::record_host). On a path built with
+// motion vectors the header also defines MOTION and skin_vertex_previous()
+// gives the previous frame's world position (a host's velocity output).
 #include "../common.glsl"
 #include "../instance.glsl"
 
@@ -79,11 +81,8 @@ struct SkinnedVertex {
     vec4 tint;
 };
 
-// Skins the current vertex of the current instance (gl_VertexIndex,
-// gl_InstanceIndex), morph targets first where MORPH is defined.
-SkinnedVertex skin_vertex() {
-    uvec4 j[2];
-    vec4 w[2];
+// The vertex's joints and weights in the encodings' two-vec4 form.
+void host_influences(out uvec4 j[2], out vec4 w[2]) {
     j[0] = in_joints0;
     w[0] = in_weights0;
 #if INFLUENCES > 4
@@ -93,6 +92,14 @@ SkinnedVertex skin_vertex() {
     j[1] = uvec4(0u);
     w[1] = vec4(0.0);
 #endif
+}
+
+// Skins the current vertex of the current instance (gl_VertexIndex,
+// gl_InstanceIndex), morph targets first where MORPH is defined.
+SkinnedVertex skin_vertex() {
+    uvec4 j[2];
+    vec4 w[2];
+    host_influences(j, w);
     vec3 bp = in_position;
     vec3 bn = in_normal;
 #ifdef MORPH
@@ -107,4 +114,30 @@ SkinnedVertex skin_vertex() {
     s.tint = inst_tint;
     return s;
 }
+
+#ifdef MOTION
+// Paths built with motion vectors (the header defines MOTION): the
+// previous frame's skinned position of the vertex, in world space through
+// the instance's current matrix, as vkskin's own out_prev_position (same
+// influences, the previous palette and morph weights; zero velocity after
+// a teleport).
+vec3 skin_vertex_previous() {
+    uvec4 j[2];
+    vec4 w[2];
+    host_influences(j, w);
+    vec3 bp = in_position;
+    vec3 bn = in_normal;
+#ifdef MORPH
+    morph_vertex_previous(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn);
+#endif
+#ifdef PALETTE_IN_PUSH_CONSTANTS
+    uint previous = uint(PALETTE_VEC4S) / 2u;
+#else
+    uint previous = pc.previous_offset;
+#endif
+    vec3 p, n;
+    skin_vertex(host_palette_base() + previous, j, w, bp, bn, p, n);
+    return instance_point(p);
+}
+#endif
 #endif

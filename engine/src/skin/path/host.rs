@@ -31,7 +31,8 @@ pub struct HostVertexRoute {
     /// Whether it is the morph-target permutation.
     pub morph: bool,
     /// The GLSL to place at [`HOST_SKIN_HEADER`]: the permutation's defines
-    /// (`INFLUENCES`, `PALETTE_VEC4S`, `MORPH`), then includes of the
+    /// (`INFLUENCES`, `PALETTE_VEC4S`, `MORPH`, and `MOTION` on a path with
+    /// motion vectors: `skin_vertex_previous()`), then includes of the
     /// path's storage and encoding files and of [`HOST_SKIN_INCLUDE`].
     pub header: String,
     /// `(set number, layout)` of vkskin's sets the host's pipeline layout
@@ -161,10 +162,7 @@ impl SkinPath {
             self.desc.name
         );
         for (k, v) in self.defines(influences, morph) {
-            // The include reads the current pose only.
-            if k != "MOTION" {
-                header += &format!("#define {k} {v}\n");
-            }
+            header += &format!("#define {k} {v}\n");
         }
         let main = self.main_source(HOST_SKIN_INCLUDE, "");
         // main_source starts with the #version line, which is the host's.
