@@ -291,6 +291,27 @@ fn routes_list_batches_and_ranges_and_refuse_the_wrong_stage() {
         assert_eq!(out.src_stage, vk::PipelineStageFlags2::COMPUTE_SHADER);
         assert_eq!(out.src_access, vk::AccessFlags2::SHADER_STORAGE_WRITE);
         assert_eq!(out.index_count as usize, model.meshes[0].indices.len());
+        assert!(out.buffer_address.is_none(), "no address unless asked for");
+    }
+    if gpu.device.features().buffer_device_address {
+        // A host that feeds an acceleration-structure build asks for the
+        // output's device address.
+        let mut cfg = cfg.clone();
+        cfg.output_usage = vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        let mut r = Renderer::new(&gpu.device, find("4x3-compute").unwrap(), cfg).unwrap();
+        let c = r.add_character(&model).unwrap();
+        r.add_instance(c, Affine3A::IDENTITY, Pose::Bind).unwrap();
+        let address = std::cell::Cell::new(None);
+        one_shot(&gpu.device, |cmd| {
+            let frame = r.begin_frame(cmd, 0, 0.0, &u)?;
+            address.set(r.skinned_output(&frame, 0)?.buffer_address);
+            r.end_frame(cmd, frame)
+        })
+        .unwrap();
+        let address = address.get().expect("an address where one was asked for");
+        assert_ne!(address, 0);
+    } else {
+        println!("this device lacks bufferDeviceAddress: output_usage address check skipped");
     }
     {
         let mut r = Renderer::new(&gpu.device, find("4x3-ubo").unwrap(), cfg).unwrap();

@@ -72,6 +72,11 @@ pub struct SkinnedOutput {
     /// The frame slot's output buffer (usage: vertex buffer, storage buffer
     /// on the compute stage, transfer source).
     pub buffer: vk::Buffer,
+    /// The buffer's device address, where the path was built with
+    /// `SHADER_DEVICE_ADDRESS` in `SkinPathConfig::output_usage` (an
+    /// acceleration-structure build's `vertexData` is this plus
+    /// [`SkinnedOutput::positions_at`]).
+    pub buffer_address: Option<vk::DeviceAddress>,
     /// Model-space positions: `R32G32B32_SFLOAT`, tightly packed.
     pub position_format: vk::Format,
     /// Model-space unit normals: `R32G32B32_SFLOAT`, tightly packed.
@@ -274,8 +279,18 @@ impl SkinPath {
         let records = slot.records.as_ref().ok_or_else(missing)?;
         let region = slot.out_cap as u64 * 12;
         let first = u64::from(batch.out_base) * 12;
+        let buffer_address = if self
+            .cfg
+            .output_usage
+            .contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+        {
+            Some(out.device_address()?)
+        } else {
+            None
+        };
         Ok(SkinnedOutput {
             buffer: out.raw(),
+            buffer_address,
             position_format: vk::Format::R32G32B32_SFLOAT,
             normal_format: vk::Format::R32G32B32_SFLOAT,
             stride: 12,

@@ -160,6 +160,16 @@ impl SkinPath {
                 "capture mode needs vertexPipelineStoresAndAtomics, which this device lacks".into(),
             ));
         }
+        if cfg
+            .output_usage
+            .contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+            && !device.features().buffer_device_address
+        {
+            return Err(GpuError::InvalidArgument(
+                "output_usage asks for SHADER_DEVICE_ADDRESS, but this device lacks bufferDeviceAddress"
+                    .into(),
+            ));
+        }
         let limits = device.limits();
         let vpb = desc.encoding.vec4s_per_bone();
         let storage_window = desc.storage.map_or(0, |s| s.window_vec4s(limits) as usize);
