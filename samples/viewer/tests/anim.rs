@@ -211,8 +211,8 @@ fn a_clip_file_of_another_skeleton_is_an_error_naming_both_files() {
     let dir = temp("clips-mismatch");
     std::fs::create_dir_all(&dir).unwrap();
     let trident = Trident::model();
-    let clips = trident
-        .clips
+    // The trident model carries no clips: the tests' varied ones.
+    let clips = vkskin_tests::gpu_anim::varied_clips(&trident.skeleton, 7)
         .iter()
         .map(|clip| {
             CompressionJob {
