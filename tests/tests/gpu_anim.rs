@@ -461,8 +461,7 @@ fn a_hundred_thousand_instances_animate_and_draw() {
     let store = Arc::new(GpuClipStore::new(&gpu.device, &model.skeleton, &clips).expect("store"));
     let n = 100_000;
     let desc = vkskin::skin::find(CROWD_PATH).expect("path");
-    let mut rig =
-        Rig::with_size(&gpu, desc, &model, &store, false, CROWD_TARGET).expect("rig");
+    let mut rig = Rig::with_size(&gpu, desc, &model, &store, false, CROWD_TARGET).expect("rig");
     let records = random_records(n, clips.len(), 32);
     let mut last = Vec::new();
     for f in 0..3 {

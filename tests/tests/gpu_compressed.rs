@@ -136,9 +136,7 @@ fn levers(model: &Model, mesh: usize) -> Vec<f32> {
                 .filter(|&i| m.influences.weights[v * k + i] > 0.0)
                 .map(|i| {
                     let entry = m.influences.joints[v * k + i] as usize;
-                    skin.inverse_bind[entry]
-                        .transform_point3(*p)
-                        .length()
+                    skin.inverse_bind[entry].transform_point3(*p).length()
                 })
                 .fold(0.0f32, f32::max)
         })
@@ -218,10 +216,7 @@ fn skinning_through_compressed_clips_stays_within_the_tolerance_on_every_storage
             let got = run(&compressed);
             let (mut worst_ratio, mut worst_error) = (0.0f32, 0.0f32);
             for i in 0..original.len() {
-                let (a, b) = (
-                    &want[i * vc..(i + 1) * vc],
-                    &got[i * vc..(i + 1) * vc],
-                );
+                let (a, b) = (&want[i * vc..(i + 1) * vc], &got[i * vc..(i + 1) * vc]);
                 let points: Vec<Vec3> = a.iter().map(|v| v.position()).collect();
                 let diag = vkskin_tests::diagonal(&points);
                 for v in 0..vc {

@@ -19,7 +19,10 @@ pub fn attach(model: &mut Model, label: &str, clips: &Path) -> Result<(), String
         ));
     }
     if file.clips.is_empty() {
-        return Err(format!("--clips {}: the file has no clips", clips.display()));
+        return Err(format!(
+            "--clips {}: the file has no clips",
+            clips.display()
+        ));
     }
     check_skeletons(&model.skeleton, label, &file.skeleton, clips)?;
     model.clips = file.clips;

@@ -478,7 +478,15 @@ fn clips_from_a_clip_file_play_in_the_crowd() {
     let share = close as f64 / (a.len() / 4) as f64;
     assert!(share >= 0.99, "only {:.3}% of pixels agree", share * 100.0);
 
-    let out = crowd(&["--headless", "--frames", "1", "--anim", "gpu", "--clips", file]);
+    let out = crowd(&[
+        "--headless",
+        "--frames",
+        "1",
+        "--anim",
+        "gpu",
+        "--clips",
+        file,
+    ]);
     let (_, stderr) = text(&out);
     assert!(!out.status.success(), "--anim gpu with compressed clips");
     assert!(stderr.contains("compressed"), "{stderr}");

@@ -36,7 +36,9 @@ pub fn servable(model: &Model, path: &SkinPath, motion: bool) -> Result<(), Fall
         ));
     }
     if motion {
-        return Err("the motion view needs the previous palette, which the GPU pass does not write".into());
+        return Err(
+            "the motion view needs the previous palette, which the GPU pass does not write".into(),
+        );
     }
     if model.clips.is_empty() {
         return Err(format!("{} has no clips (the bind pose)", model.name));
@@ -90,7 +92,12 @@ impl GpuAnim {
             .zip(&model.meshes)
             .map(|(prepared, mesh)| {
                 let skin = model.skins.get(mesh.skin).ok_or_else(|| {
-                    format!("mesh {:?} names skin {} of {}", mesh.name, mesh.skin, model.skins.len())
+                    format!(
+                        "mesh {:?} names skin {} of {}",
+                        mesh.name,
+                        mesh.skin,
+                        model.skins.len()
+                    )
                 })?;
                 GpuAnimator::new(&store, path, prepared, skin).map_err(|e| e.to_string())
             })
@@ -127,7 +134,10 @@ impl GpuAnim {
             return Ok(());
         };
         let mut ticks = [0u64; 2];
-        if t.queries.try_read_into(&mut ticks).map_err(|e| e.to_string())? {
+        if t.queries
+            .try_read_into(&mut ticks)
+            .map_err(|e| e.to_string())?
+        {
             t.pending = false;
             self.last_ms = t.queries.elapsed_ns(&ticks, 0, 1).map(|ns| ns * 1e-6);
         }

@@ -53,7 +53,11 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         return Err("--frames 0: nothing to draw".into());
     }
     // A bad file fails before any Vulkan work, with the loader's message.
-    let model = load_model_with_clips(args.file.as_deref(), args.max_influences, args.clips.as_deref())?;
+    let model = load_model_with_clips(
+        args.file.as_deref(),
+        args.max_influences,
+        args.clips.as_deref(),
+    )?;
     let clip = match &args.clip {
         Some(name) => Some(find_clip(&model, name)?),
         None if model.clips.is_empty() => None,

@@ -218,7 +218,9 @@ impl Scene {
     pub fn anim_text(&self) -> String {
         match (&self.gpu, &self.fallback) {
             (Some(_), _) => "animation on the GPU".into(),
-            (None, Some(why)) => format!("animation on the CPU (GPU animation cannot serve: {why})"),
+            (None, Some(why)) => {
+                format!("animation on the CPU (GPU animation cannot serve: {why})")
+            }
             (None, None) => "animation on the CPU".into(),
         }
     }

@@ -108,7 +108,11 @@ impl Viewer {
         let window = setup.window.ok_or("the viewer's window is missing")?;
         let device = setup.device;
         let mut notes = Vec::new();
-        let model = match load_model_with_clips(args.file.as_deref(), args.max_influences, args.clips.as_deref()) {
+        let model = match load_model_with_clips(
+            args.file.as_deref(),
+            args.max_influences,
+            args.clips.as_deref(),
+        ) {
             Ok(m) => m,
             Err(e) => {
                 // The error is shown; the viewer goes on with the built-in

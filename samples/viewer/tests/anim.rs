@@ -32,7 +32,11 @@ fn temp(tag: &str) -> PathBuf {
 fn viewer_ok(args: &[&str]) -> String {
     let o = run(args);
     let (out, err) = text(&o);
-    assert!(o.status.success(), "viewer {args:?}: {}\n{out}\n{err}", o.status);
+    assert!(
+        o.status.success(),
+        "viewer {args:?}: {}\n{out}\n{err}",
+        o.status
+    );
     out
 }
 
@@ -65,7 +69,12 @@ fn agree(a: &[u8], b: &[u8]) -> f64 {
 /// Pixels that are not the clear colour (15, 18, 23).
 fn drawn(px: &[u8]) -> usize {
     px.chunks(4)
-        .filter(|p| p[..3].iter().zip([15u8, 18, 23]).any(|(a, b)| a.abs_diff(b) > 4))
+        .filter(|p| {
+            p[..3]
+                .iter()
+                .zip([15u8, 18, 23])
+                .any(|(a, b)| a.abs_diff(b) > 4)
+        })
         .count()
 }
 
@@ -200,7 +209,8 @@ fn clips_from_a_clip_file_play_on_the_model() {
     // GPU animation plays uncompressed clips: the CPU animates, saying why.
     let (out, _) = frames("clips-gpu", "4x3-ssbo", "gpu", &["--clips", file]);
     assert!(
-        out.contains("animation on the CPU (GPU animation cannot serve") && out.contains("compressed"),
+        out.contains("animation on the CPU (GPU animation cannot serve")
+            && out.contains("compressed"),
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -250,7 +260,13 @@ fn a_clip_file_of_another_skeleton_is_an_error_naming_both_files() {
     // A file that is not a clip file: the loader's error, naming it.
     let bad = dir.join("bad.vkclip");
     std::fs::write(&bad, b"VKSCLIP\0 truncated").unwrap();
-    let o = run(&["--headless", "--clips", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "--headless",
+        "--clips",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let (_, err) = text(&o);
     assert!(!o.status.success());
     assert!(err.contains("bad.vkclip"), "{err}");
