@@ -80,6 +80,9 @@ struct Viewer {
     panel_points: f32,
     frame: Option<Prepared>,
     shots: u32,
+    /// Where the animation runs, in words, as last reported (a change,
+    /// by any action, is a message).
+    anim_text: String,
 }
 
 pub fn run(args: &Args) -> Result<MessageLog, String> {
@@ -140,7 +143,12 @@ impl Viewer {
         if args.motion_view {
             scene.set_motion_view(true)?;
         }
-        note(&mut notes, scene.anim_text(), false);
+        let anim_text = scene.anim_text();
+        note(
+            &mut notes,
+            anim_text.clone(),
+            scene.anim_fallback().is_some(),
+        );
         let clip = args.clip.as_deref().and_then(|name| {
             find_clip(&scene.model, name)
                 .map_err(|e| note(&mut notes, e, true))
@@ -192,6 +200,7 @@ impl Viewer {
             panel_points: 0.0,
             frame: None,
             shots: 0,
+            anim_text,
         })
     }
 
@@ -372,9 +381,6 @@ impl Viewer {
                     AnimateOn::Gpu => AnimateOn::Cpu,
                 });
                 scene.set_anim(on).map_err(Fatal)?;
-                let text = scene.anim_text();
-                let fell_back = scene.anim_fallback().is_some();
-                self.note(text, fell_back);
             }
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
             Action::ResetCamera => {
@@ -582,6 +588,14 @@ impl App for Viewer {
         self.pending.extend(due.into_iter().map(|a| (a, true)));
         for (action, scripted) in std::mem::take(&mut self.pending) {
             self.apply(action, scripted, ctl)?;
+        }
+        // A path, view or model change may move the animation (GPU
+        // animation serves only some paths): say where it runs now.
+        let text = self.scene.anim_text();
+        if text != self.anim_text {
+            let fell_back = self.scene.anim_fallback().is_some();
+            self.anim_text = text.clone();
+            self.note(text, fell_back);
         }
         Ok(())
     }
