@@ -41,6 +41,12 @@ pub struct Args {
     /// A glTF (.gltf/.glb) or DirectX (.x) file; default: the built-in
     /// character. The crowd animates the skin with the most vertices.
     pub model: Option<PathBuf>,
+    /// A clip file (`.vkclip`, written by `inspect --compress`) whose
+    /// compressed clips replace the model's; its skeleton must match the
+    /// model's (joint count, names, parents). The GPU animation passes
+    /// play uncompressed clips only: `--anim gpu` refuses these.
+    #[arg(long, value_name = "FILE.vkclip")]
+    pub clips: Option<PathBuf>,
     /// Instances in the grid.
     #[arg(long, default_value_t = 1000)]
     pub instances: usize,
@@ -138,7 +144,7 @@ fn main() -> ExitCode {
         return code;
     }
     let result = args.options().and_then(|options| {
-        let cast = Cast::load(args.model.as_deref(), args.up)?;
+        let cast = Cast::load(args.model.as_deref(), args.up, args.clips.as_deref())?;
         for note in &cast.notes {
             eprintln!("{NAME}: {note}");
         }

@@ -48,14 +48,24 @@ pub struct Cast {
 impl Cast {
     /// The built-in character, or the glTF / .x file at `file`, whose up
     /// axis is `up` in its file's terms.
-    pub fn load(file: Option<&Path>, up: sample_common::Up) -> Result<Self, String> {
-        let (label, model) = match file {
+    /// With `clips` (a `.vkclip` file), the file's clips replace the
+    /// model's; its skeleton must be the model's (joint count, names,
+    /// parents), else an `Err` naming both files.
+    pub fn load(
+        file: Option<&Path>,
+        up: sample_common::Up,
+        clips: Option<&Path>,
+    ) -> Result<Self, String> {
+        let (label, mut model) = match file {
             None => ("the built-in character".to_string(), Character::model()),
             Some(f) => (
                 f.display().to_string(),
                 vkskin::assets::load(f).map_err(|e| e.to_string())?,
             ),
         };
+        if let Some(c) = clips {
+            sample_common::clips::attach(&mut model, &label, c)?;
+        }
         // The skin with the most vertices bound to it (a file's first mesh
         // may be a prop: tiny_4anim.x's is 9 vertices).
         let Some(first) = model.meshes.iter().max_by_key(|m| {
