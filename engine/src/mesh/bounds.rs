@@ -642,31 +642,30 @@ impl JointBounds {
         }
         // Per pair, over its shared vertices (morphed): the bound on
         // |(S_b - S_a) p| (scale spread) and on |M_b p - M_a p|.
-        let bounds = |pair: &EntryPair| {
+        let spread_of = |pair: &EntryPair| match scale_shear {
+            [] => 0.0,
+            ss => {
+                let e = pair.half + Vec3A::splat(r);
+                let ds = ss[pair.b as usize] - ss[pair.a as usize];
+                ((ds * pair.centre).abs() + abs3(&ds) * e).length()
+            }
+        };
+        let apart_of = |pair: &EntryPair| {
             let e = pair.half + Vec3A::splat(r);
-            let spread = match scale_shear {
-                [] => 0.0,
-                ss => {
-                    let ds = ss[pair.b as usize] - ss[pair.a as usize];
-                    ((ds * pair.centre).abs() + abs3(&ds) * e).length()
-                }
-            };
             let (ma, mb) = (&skin[pair.a as usize], &skin[pair.b as usize]);
             let dm = Mat3A::from_cols(
                 mb.matrix3.x_axis - ma.matrix3.x_axis,
                 mb.matrix3.y_axis - ma.matrix3.y_axis,
                 mb.matrix3.z_axis - ma.matrix3.z_axis,
             );
-            let apart =
-                (dm * pair.centre + (mb.translation - ma.translation)).abs() + abs3(&dm) * e;
-            (spread, apart.length())
+            ((dm * pair.centre + (mb.translation - ma.translation)).abs() + abs3(&dm) * e).length()
         };
         let mut spread = 0.0f32;
         for pair in &self.pairs {
             c_min = c_min.min(rot(pair.a).dot(rot(pair.b)).abs());
-            spread = spread.max(bounds(pair).0);
+            spread = spread.max(spread_of(pair));
         }
-        if !(c_min >= 0.0) {
+        if c_min.is_nan() || c_min < 0.0 {
             return Ok(None);
         }
         // Per entry box, the largest bulge of the pairs of its vertices
@@ -683,7 +682,7 @@ impl JointBounds {
         for pair in &self.pairs {
             let c = rot(pair.a).dot(rot(pair.b));
             let sine = (1.0 - c * c).max(0.0).sqrt();
-            let (own_spread, apart) = bounds(pair);
+            let (own_spread, apart) = (spread_of(pair), apart_of(pair));
             let p = pair.pair_weight;
             let bulge = p * (apart + 2.0 * spread) * sine / (1.0 - 2.0 * p * (1.0 - c_min));
             let pad = (own_spread + bulge) * (1.0 + 8.0 * f32::EPSILON);
