@@ -86,6 +86,8 @@ pub use pose::compressed::{
     measure_error, measure_errors, ClipFile, ClipFileError, ClipFileFault, CompressedClip,
     CompressionJob, Tolerance,
 };
+// The GPU animation's crowd records (skin::anim) share the CPU crowd's clock.
+#[cfg(feature = "gpu")]
 pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use pose::flat_tracks::{FlatChannel, FlatClip, FlatKind, FlatTrack};
