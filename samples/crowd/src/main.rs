@@ -39,7 +39,8 @@ pub const CLEAR: [f32; 4] = [0.05, 0.06, 0.08, 1.0];
 )]
 pub struct Args {
     /// A glTF (.gltf/.glb) or DirectX (.x) file; default: the built-in
-    /// character. The crowd animates the skin with the most vertices.
+    /// character; `builtin:morph` the built-in morph-target demo. The crowd
+    /// animates the skin with the most vertices.
     pub model: Option<PathBuf>,
     /// A clip file (`.vkclip`, written by `inspect --compress`) whose
     /// compressed clips replace the model's; its skeleton must match the
@@ -93,6 +94,11 @@ pub struct Args {
     /// palettes) or gpu (compute passes write them from 32-byte records).
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
     pub anim: String,
+    /// Morph targets: on (each instance's clip's weight tracks, sampled
+    /// per instance) or off (every instance at the model's default
+    /// weights).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub morph: String,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -131,6 +137,7 @@ impl Args {
             seed: self.seed,
             cull: self.cull == "on",
             zoom: self.zoom,
+            morph: self.morph == "on",
             anim: AnimateOn::from_name(&self.anim)
                 .ok_or_else(|| format!("--anim {}: cpu or gpu", self.anim))?,
         })

@@ -509,3 +509,68 @@ fn clips_from_a_clip_file_play_in_the_crowd() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The built-in morph demo's instances animate their morph weights (each
+/// instance's clip's weight tracks at its own clip time): the frames
+/// differ from the same crowd held at the default weights, and culling
+/// (which writes each visible instance's weights itself) draws the same
+/// pixels as drawing every instance.
+#[test]
+fn morph_weights_animate_per_instance_and_cull_alike() {
+    let run = |tag: &str, cull: &str, morph: &str| {
+        let dir = out_dir(tag);
+        let out = crowd(&[
+            "--headless",
+            "builtin:morph",
+            "--instances",
+            "16",
+            "--frames",
+            "3",
+            "--size",
+            "192x108",
+            "--path",
+            "4x3-ssbo",
+            "--zoom",
+            "2",
+            "--cull",
+            cull,
+            "--morph",
+            morph,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "{tag}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        let frames: Vec<_> = (0..3)
+            .map(|i| decode(&dir.join(format!("frame_{i:04}.png"))))
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        frames
+    };
+    let culled = run("morph-cull", "on", "on");
+    let all = run("morph-all", "off", "on");
+    let rest = run("morph-rest", "off", "off");
+    let mut moved = 0;
+    for i in 0..3 {
+        assert!(coverage(&all[i].2) > 0.02, "frame {i}: too little drawn");
+        let differ = culled[i]
+            .2
+            .iter()
+            .zip(&all[i].2)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "frame {i}: culling changed {differ} bytes");
+        moved += all[i]
+            .2
+            .chunks_exact(4)
+            .zip(rest[i].2.chunks_exact(4))
+            .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
+            .count();
+    }
+    println!("pixels that the animated weights changed over 3 frames: {moved}");
+    assert!(moved > 50, "the morph weights changed only {moved} pixels");
+}
