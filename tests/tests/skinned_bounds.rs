@@ -1,14 +1,20 @@
 //! Skinned bounds (`mesh::JointBounds`): over every clip of every test
 //! model and the built-in character, sampled 60 times per clip, every
-//! vertex the CPU reference (`LinearBlendJob`, after `MorphJob`) skins lies
-//! inside the instance's box, and the box's volume averages at most twice
-//! the exact box of those vertices.
+//! vertex the CPU references (`LinearBlendJob` and
+//! `QuatTranslationSkinningJob`, after `MorphJob`; and
+//! `DualQuatSkinningJob` with and without scale against
+//! `JointBounds::skinned_dual_quat`) skin lies inside the instance's box,
+//! and the box's volume averages at most twice the exact box of those
+//! vertices (the linear blends' and each dual-quaternion encoding's).
 //!
 //! The box pads itself for `f32` rounding (`mesh::ROUNDING_PAD`), so the
 //! containment checked here is exact: no tolerance at all.
 
-use glam::{Affine3A, Vec3};
-use vkskin::anim::{LinearBlendJob, PlaybackMode, QuatTranslation, QuatTranslationSkinningJob};
+use glam::{Affine3A, Mat3A, Quat, Vec3};
+use vkskin::anim::{
+    encode_dual_quat, encode_dual_quat_scale, DualQuat, DualQuatSkinningJob, LinearBlendJob,
+    PaletteHierarchy, PlaybackMode, QuatTranslation, QuatTranslationSkinningJob,
+};
 use vkskin::assets::builtin::Character;
 use vkskin::assets::Model;
 use vkskin::mesh::{Aabb, JointBounds, MorphTarget, MorphTargets};
@@ -35,6 +41,14 @@ fn volume(b: &Aabb, floor: f32) -> f64 {
     d.x as f64 * d.y as f64 * d.z as f64
 }
 
+/// One pose's volume ratios (box / exact): the linear blends', then the
+/// dual quaternions' without and with scale (`None`: no bound claimed
+/// for the pose).
+struct Ratios {
+    linear: f64,
+    dq: [Option<f64>; 2],
+}
+
 /// Checks one pose; returns box volume / exact volume.
 fn check_pose(
     model: &Model,
@@ -42,10 +56,13 @@ fn check_pose(
     locals: &[vkskin::anim::Transform],
     weights: &[f32],
     what: &str,
-) -> f64 {
+) -> Ratios {
     let palettes = model.skin_matrices(locals).unwrap();
     let mut boxed = Aabb::EMPTY;
     let mut exact = Aabb::EMPTY;
+    let mut dq_boxed = [Aabb::EMPTY; 2];
+    let mut dq_exact = [Aabb::EMPTY; 2];
+    let mut dq_bounded = [true; 2];
     for (mesh, jb) in model.meshes.iter().zip(bounds) {
         let skin: &[Affine3A] = &palettes[mesh.skin];
         let b = jb.skinned(skin, weights).unwrap();
@@ -105,22 +122,131 @@ fn check_pose(
                 mesh.name
             );
         }
+        // The dual-quaternion encodings: the palette as the paths encode
+        // it, the matrices it stands for, the job's vertices.
+        let hierarchy = PaletteHierarchy::new(&model.skins[mesh.skin], &model.skeleton).unwrap();
+        for (s, scaled) in [false, true].into_iter().enumerate() {
+            let mut dq = vec![DualQuat::IDENTITY; skin.len()];
+            let mut ss = vec![Mat3A::IDENTITY; skin.len()];
+            if scaled {
+                encode_dual_quat_scale(skin, &hierarchy, &mut dq, &mut ss).unwrap();
+            } else {
+                encode_dual_quat(skin, &hierarchy, &mut dq).unwrap();
+                ss.clear();
+            }
+            let held: Vec<Affine3A> = dq
+                .iter()
+                .enumerate()
+                .map(|(j, d)| {
+                    let m = Affine3A::from_rotation_translation(d.real(), d.translation());
+                    match ss.get(j) {
+                        Some(s) => Affine3A {
+                            matrix3: m.matrix3 * *s,
+                            ..m
+                        },
+                        None => m,
+                    }
+                })
+                .collect();
+            let rotations: Vec<Quat> = dq.iter().map(DualQuat::real).collect();
+            let b = jb
+                .skinned_dual_quat(&held, &rotations, &ss, weights)
+                .unwrap();
+            DualQuatSkinningJob {
+                palette: &dq,
+                scale_shear: &ss,
+                per_vertex: mesh.influences.per_vertex,
+                joints: &mesh.influences.joints,
+                weights: &mesh.influences.weights,
+                positions: &morphed.positions,
+                normals: &[],
+                out_positions: &mut out,
+                out_normals: &mut [],
+            }
+            .run()
+            .unwrap();
+            let Some(b) = b else {
+                dq_bounded[s] = false;
+                continue;
+            };
+            for (v, &p) in out.iter().enumerate() {
+                assert!(
+                    b.contains(p),
+                    "{what}: dq (scale {scaled}): mesh {:?} vertex {v} at {p} outside {b:?}",
+                    mesh.name
+                );
+                dq_exact[s].extend(p);
+            }
+            dq_boxed[s].extend(b.min);
+            dq_boxed[s].extend(b.max);
+        }
     }
-    let floor = 0.01 * (exact.max - exact.min).length();
-    volume(&boxed, floor) / volume(&exact, floor)
+    let ratio = |boxed: &Aabb, exact: &Aabb| {
+        let floor = 0.01 * (exact.max - exact.min).length();
+        volume(boxed, floor) / volume(exact, floor)
+    };
+    Ratios {
+        linear: ratio(&boxed, &exact),
+        dq: [0, 1].map(|s| dq_bounded[s].then(|| ratio(&dq_boxed[s], &dq_exact[s]))),
+    }
 }
 
-/// Every clip at 60 times (ends included); the average ratio.
-fn check_model(name: &str, model: &Model) -> f64 {
+/// Sums of [`Ratios`] over poses.
+#[derive(Default)]
+struct Totals {
+    linear: f64,
+    dq: [f64; 2],
+    dq_poses: [usize; 2],
+    poses: usize,
+}
+
+impl Totals {
+    fn add(&mut self, r: Ratios) {
+        self.linear += r.linear;
+        self.poses += 1;
+        for s in 0..2 {
+            if let Some(x) = r.dq[s] {
+                self.dq[s] += x;
+                self.dq_poses[s] += 1;
+            }
+        }
+    }
+
+    /// Mean ratios: linear, dq, dq-scale (NaN without a bounded pose).
+    fn means(&self) -> [f64; 3] {
+        [
+            self.linear / self.poses as f64,
+            self.dq[0] / self.dq_poses[0] as f64,
+            self.dq[1] / self.dq_poses[1] as f64,
+        ]
+    }
+
+    fn report(&self, name: &str, clips: usize) {
+        let [l, d, ds] = self.means();
+        println!(
+            "{name}: {clips} clip(s), {} poses, mean volume ratio box/exact: linear {l:.3}, \
+             dq {d:.3} ({} poses bounded), dq-scale {ds:.3} ({} poses bounded)",
+            self.poses, self.dq_poses[0], self.dq_poses[1]
+        );
+    }
+}
+
+/// Every clip at 60 times (ends included); the average ratios.
+fn check_model(name: &str, model: &Model) -> Totals {
     let bounds: Vec<JointBounds> = model
         .meshes
         .iter()
         .map(|m| JointBounds::new(m, model.skins[m.skin].len()).unwrap())
         .collect();
-    let (mut sum, mut count) = (0.0, 0usize);
+    let mut totals = Totals::default();
     let bind = model.skeleton.bind_local().to_vec();
-    sum += check_pose(model, &bounds, &bind, &model.default_morph_weights(), name);
-    count += 1;
+    totals.add(check_pose(
+        model,
+        &bounds,
+        &bind,
+        &model.default_morph_weights(),
+        name,
+    ));
     for clip in &model.clips {
         for i in 0..SAMPLES {
             let t = clip.duration() * i as f32 / (SAMPLES - 1) as f32;
@@ -128,21 +254,16 @@ fn check_model(name: &str, model: &Model) -> f64 {
             let weights = model
                 .morph_weights(Some(clip), t, PlaybackMode::Clamp)
                 .unwrap();
-            sum += check_pose(model, &bounds, &locals, &weights, name);
-            count += 1;
+            totals.add(check_pose(model, &bounds, &locals, &weights, name));
         }
     }
-    let ratio = sum / count as f64;
-    println!(
-        "{name}: {} clip(s), {count} poses, mean volume ratio box/exact {ratio:.3}",
-        model.clips.len()
-    );
-    ratio
+    totals.report(name, model.clips.len());
+    totals
 }
 
 #[test]
 fn every_test_model_stays_inside_its_box() {
-    let mut ratios = vec![(
+    let mut ratios: Vec<(&str, Totals)> = vec![(
         "builtin character",
         check_model("builtin character", &Character::model()),
     )];
@@ -164,13 +285,36 @@ fn every_test_model_stays_inside_its_box() {
         let model = vkskin::assets::load(&path).unwrap();
         ratios.push((rel, check_model(rel, &model)));
     }
-    let mean = ratios.iter().map(|r| r.1).sum::<f64>() / ratios.len() as f64;
-    println!(
-        "overall mean volume ratio over {} models: {mean:.3}",
-        ratios.len()
-    );
-    for (name, r) in &ratios {
-        assert!(*r <= 2.0, "{name}: box averages {r:.3}x the exact box");
+    let mut overall = [0.0; 3];
+    for (k, what) in ["linear", "dq", "dq-scale"].into_iter().enumerate() {
+        let means: Vec<f64> = ratios.iter().map(|r| r.1.means()[k]).collect();
+        overall[k] = means.iter().sum::<f64>() / means.len() as f64;
+        println!(
+            "overall mean volume ratio ({what}) over {} models: {:.3}",
+            means.len(),
+            overall[k]
+        );
+    }
+    for (name, t) in &ratios {
+        let [l, _, _] = t.means();
+        assert!(l <= 2.0, "{name}: box averages {l:.3}x the exact box");
+        // The dual-quaternion bound holds every pose of these models (none
+        // has a vertex whose influences are more than a half turn apart).
+        for s in 0..2 {
+            assert_eq!(
+                t.dq_poses[s], t.poses,
+                "{name}: dq (scale {s}) poses unbounded"
+            );
+        }
+    }
+    // The dual-quaternion boxes: at most 2x averaged over the models (per
+    // model up to 3.5x, on CesiumMan: see docs/skinning-paths.md).
+    for (k, what) in [(1, "dq"), (2, "dq-scale")] {
+        assert!(
+            overall[k] <= 2.0,
+            "{what}: boxes average {:.3}x the exact box",
+            overall[k]
+        );
     }
 }
 
@@ -206,20 +350,23 @@ fn morph_targets_stay_inside_the_box() {
         .map(|m| JointBounds::new(m, model.skins[m.skin].len()).unwrap())
         .collect();
     let clip = &model.clips[0];
-    let mut sum = 0.0;
+    let mut totals = Totals::default();
     for i in 0..SAMPLES {
         let t = clip.duration() * i as f32 / (SAMPLES - 1) as f32;
         let locals = model.pose(Some(clip), t, PlaybackMode::Clamp).unwrap();
         let weights: Vec<f32> = (0..first).map(|_| rng.next(-1.5, 2.0)).collect();
-        sum += check_pose(&model, &bounds, &locals, &weights, "morphed character");
+        totals.add(check_pose(
+            &model,
+            &bounds,
+            &locals,
+            &weights,
+            "morphed character",
+        ));
     }
     // Reported, not bounded: the radius sum_t |w_t| max|dp_t| assumes the
     // targets' longest deltas line up on one vertex, which random deltas
     // never do.
-    println!(
-        "morphed character: mean volume ratio {:.3}",
-        sum / SAMPLES as f64
-    );
+    totals.report("morphed character", 1);
 }
 
 /// The check can fail: a box shrunk by 1% on one side loses a vertex.

@@ -86,6 +86,8 @@ pub use pose::compressed::{
     check_error, check_times, measure_error, measure_errors, pose_error, CheckedError, ClipFile,
     ClipFileError, ClipFileFault, CompressedBytes, CompressedClip, CompressionJob, Tolerance,
 };
+// The GPU animation's crowd records (skin::anim) share the CPU crowd's clock.
+#[cfg(feature = "gpu")]
 pub(crate) use pose::crowd::clip_time;
 pub use pose::crowd::{Crowd, CrowdInstance, CrowdOutput, Parallelism, Strided};
 pub use pose::flat_tracks::{FlatChannel, FlatClip, FlatKind, FlatTrack};

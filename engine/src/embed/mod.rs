@@ -113,6 +113,36 @@
 //! and [`Instance`] wrappers (the device waits for idle once and frees
 //! vkskin's memory), and only then destroys its own device and instance.
 //!
+//! **Skinning in the host's shaders.** Two host routes replace `record`
+//! where the host shades with its own pipelines (details, the GLSL and the
+//! barriers: `docs/embedding.md`). Per frame, after `begin_frame`,
+//! [`Renderer::host_batches`] lists the batches (a mesh of a character and
+//! its instances, with the mesh's permutation: influences, morph).
+//! - *Vertex route* (vertex-stage paths): [`Renderer::host_vertex_route`]
+//!   gives a [`HostVertexRoute`]: the GLSL header the host's vertex shader
+//!   includes at [`HOST_SKIN_HEADER`] (the permutation's defines, the
+//!   path's storage and encoding, then `shaders/skin/host/skin_vertex.glsl`,
+//!   whose `skin_vertex()` returns the skinned, world-space and
+//!   pass-through attributes), the set layouts with the set numbers the
+//!   include expects (1 the palette, 3 morph targets), the vertex-stage
+//!   push range from offset 0 and the vertex input. Inside the host's
+//!   scope, with its pipeline for the batch's permutation and its own sets
+//!   bound, [`Renderer::record_host`] binds vkskin's sets on the host's
+//!   layout, its vertex and index buffers, pushes its constants and
+//!   records the draws.
+//! - *Compute route* (compute and CPU stages):
+//!   [`Renderer::skinned_output`] gives a [`SkinnedOutput`]: the output
+//!   buffer, offsets, stride and formats of positions and normals, each
+//!   instance's vertex range, the mesh's static streams (UVs, colours) and
+//!   index buffer, and the source stage and access of the barrier a
+//!   consumer other than vertex input (a copy, an acceleration-structure
+//!   build) must wait on. The host draws it with its own pipelines in any
+//!   number of passes.
+//!
+//! [`Renderer::load_materials`] draws a character with its model's
+//! materials; [`Renderer::material`] hands a host shading it itself the
+//! texture and factors.
+//!
 //! **Below the renderer.** A host that needs more than it offers (several
 //! skinning paths in one frame, wireframe or capture draws, crowds animated
 //! in parallel with [`crate::skin::BatchWriter::animate`]) drives
@@ -126,9 +156,12 @@
 //! `samples/embed` is a whole host in raw `ash` following this contract.
 
 mod frames;
+mod host;
 mod renderer;
 
 pub use crate::gpu::{Device, EnabledFeatures, HostDevice, Instance};
 pub use crate::skin::{FrameUniforms, SkinPathConfig};
+pub use crate::skin::{HostVertexRoute, SkinnedOutput, HOST_SKIN_HEADER};
 pub use frames::HostFrames;
+pub use host::HostBatch;
 pub use renderer::{CharacterId, Frame, InstanceId, Pose, Renderer};

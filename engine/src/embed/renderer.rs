@@ -13,8 +13,9 @@ use crate::anim::{
 };
 use crate::assets::Model;
 use crate::gpu::{vk, Device, GpuError, GpuResult};
+use crate::materials::{ModelMaterials, TextureWarning};
 use crate::skin::{
-    Batch, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath, SkinPathConfig,
+    Batch, FrameSets, FrameUniforms, GpuMaterial, PathDesc, PreparedMesh, SkinPath, SkinPathConfig,
 };
 
 /// A character added with [`Renderer::add_character`]: a model's meshes
@@ -86,8 +87,11 @@ struct CharacterMesh {
     prepared: PreparedMesh,
     /// Index into the character's skins.
     skin: usize,
-    /// The material's base colour (white without one).
+    /// The material's base colour (white without one, or once the
+    /// character's materials are loaded: the material applies it).
     tint: [f32; 4],
+    /// The mesh's material index in the model (`SkinnedMesh::material`).
+    material: Option<usize>,
     /// Its morph targets' run of the character's weight vector
     /// (`first_weight..first_weight + targets`); `None` without targets.
     morph: Option<std::ops::Range<usize>>,
@@ -104,6 +108,8 @@ struct Character {
     weight_defaults: Vec<f32>,
     /// Live instances, in the order they were added.
     instances: Vec<usize>,
+    /// Textures and factors, once [`Renderer::load_materials`] ran.
+    materials: Option<ModelMaterials>,
 }
 
 struct Instance {
@@ -168,6 +174,7 @@ struct Open {
 /// Between frames the host may move, re-pose, add or remove instances;
 /// changes show from the next `begin_frame`.
 pub struct Renderer {
+    device: Arc<Device>,
     path: SkinPath,
     sets: FrameSets,
     clock: HostFrames,
@@ -206,6 +213,7 @@ impl Renderer {
         let frames = cfg.frames_in_flight;
         let path = SkinPath::new(device, path, cfg)?;
         Ok(Self {
+            device: device.clone(),
             path,
             sets: FrameSets::new(device, frames)?,
             clock: HostFrames::new(device, frames)?,
@@ -277,6 +285,7 @@ impl Renderer {
                 prepared: self.path.prepare(mesh, &hierarchy)?,
                 skin: mesh.skin,
                 tint,
+                material: mesh.material,
                 morph,
             });
         }
@@ -299,6 +308,7 @@ impl Renderer {
             meshes,
             weight_defaults,
             instances: Vec::new(),
+            materials: None,
         });
         Ok(CharacterId(self.characters.len() - 1))
     }
@@ -524,17 +534,25 @@ impl Renderer {
     /// the characters: every call draws the same frame.
     pub fn record(&self, cmd: vk::CommandBuffer, frame: &Frame) -> GpuResult<()> {
         self.check(frame)?;
-        for d in &self.drawn {
-            let prepared = &self.characters[d.character].meshes[d.mesh].prepared;
-            self.path.record_draw(
-                cmd,
-                frame.slot,
-                &self.sets,
-                &d.batch,
-                prepared,
-                vk::PolygonMode::FILL,
-                None,
-            )?;
+        // Opaque and masked materials first, then the blended ones.
+        for blended in [false, true] {
+            for d in &self.drawn {
+                let material = self.mesh_material(d.character, d.mesh);
+                if material.is_some_and(GpuMaterial::blend) != blended {
+                    continue;
+                }
+                let prepared = &self.characters[d.character].meshes[d.mesh].prepared;
+                self.path.record_draw_with(
+                    cmd,
+                    frame.slot,
+                    &self.sets,
+                    &d.batch,
+                    prepared,
+                    vk::PolygonMode::FILL,
+                    None,
+                    material,
+                )?;
+            }
         }
         Ok(())
     }
@@ -561,6 +579,91 @@ impl Renderer {
     /// palettes (scale dropped by a quaternion encoding, say).
     pub fn report(&self) -> &PaletteReport {
         &self.report
+    }
+
+    /// Draws `character` with its model's materials (base-colour factor,
+    /// texture, sampler, alpha mode; `model` is the one it was added from):
+    /// reads and uploads the textures once (a submission on the host's
+    /// queue, waited on: outside the frame loop) and returns the warnings
+    /// for textures that could not be read (those materials draw with their
+    /// factor). Without it a character draws untextured, each mesh tinted
+    /// by its material's base colour.
+    pub fn load_materials(
+        &mut self,
+        character: CharacterId,
+        model: &Model,
+    ) -> GpuResult<&[TextureWarning]> {
+        let device = self.device.clone();
+        let c = self.characters.get_mut(character.0).ok_or_else(|| {
+            GpuError::InvalidArgument(format!("character {} was never added", character.0))
+        })?;
+        if model.meshes.len() != c.meshes.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: {} meshes, the character was added with {}",
+                model.name,
+                model.meshes.len(),
+                c.meshes.len()
+            )));
+        }
+        let materials = ModelMaterials::new(&device, model)?;
+        for m in &mut c.meshes {
+            m.tint = [1.0; 4];
+        }
+        Ok(c.materials.insert(materials).warnings())
+    }
+
+    /// The material mesh `mesh` of `character` draws with, once
+    /// [`Renderer::load_materials`] ran (`None` before: untextured): its
+    /// texture, sampler and factors, for a host shading it itself.
+    pub fn material(&self, character: CharacterId, mesh: usize) -> Option<&GpuMaterial> {
+        self.mesh_material(character.0, mesh)
+    }
+
+    fn mesh_material(&self, character: usize, mesh: usize) -> Option<&GpuMaterial> {
+        let c = self.characters.get(character)?;
+        let materials = c.materials.as_ref()?;
+        let m = c.meshes.get(mesh)?;
+        Some(
+            m.material
+                .and_then(|i| materials.get(i))
+                .unwrap_or(materials.fallback()),
+        )
+    }
+
+    /// The skinning path the renderer draws through, for the host routes
+    /// (`super::host`).
+    pub(super) fn skin_path(&self) -> &SkinPath {
+        &self.path
+    }
+
+    /// Batch `index` of the open frame `frame`: its batch, mesh, character
+    /// and mesh index.
+    pub(super) fn drawn_batch(
+        &self,
+        frame: &Frame,
+        index: usize,
+    ) -> GpuResult<(&Batch, &PreparedMesh, CharacterId, usize)> {
+        self.check(frame)?;
+        let d = self.drawn.get(index).ok_or_else(|| {
+            GpuError::InvalidArgument(format!("batch {index} of the frame's {}", self.drawn.len()))
+        })?;
+        let prepared = &self.characters[d.character].meshes[d.mesh].prepared;
+        Ok((&d.batch, prepared, CharacterId(d.character), d.mesh))
+    }
+
+    /// Batches in the open frame `frame`.
+    pub(super) fn drawn_len(&self, frame: &Frame) -> GpuResult<usize> {
+        self.check(frame)?;
+        Ok(self.drawn.len())
+    }
+
+    /// The live instances of `character`, in the order of its batches'
+    /// instances.
+    pub(super) fn character_instances(&self, character: CharacterId) -> Vec<InstanceId> {
+        self.characters
+            .get(character.0)
+            .map(|c| c.instances.iter().map(|&i| InstanceId(i)).collect())
+            .unwrap_or_default()
     }
 
     fn instance_mut(&mut self, instance: InstanceId) -> GpuResult<&mut Instance> {

@@ -175,6 +175,11 @@ impl ModelMaterials {
             .unwrap_or(&self.fallback)
     }
 
+    /// What meshes naming no material draw with: white, opaque.
+    pub fn fallback(&self) -> &GpuMaterial {
+        &self.fallback
+    }
+
     /// Every material, in the model's order.
     pub fn materials(&self) -> &[GpuMaterial] {
         &self.materials

@@ -1,10 +1,14 @@
 //! Skinned bounds for culling: per palette entry, the box of the bind-space
 //! vertices it influences, computed once; per instance and frame, a box
-//! that holds every vertex the linear-blend skinning paths produce.
+//! that holds every vertex the linear-blend skinning paths produce, or
+//! (padded per pair of entries that share vertices) the dual-quaternion
+//! ones.
 //!
 //! The mathematics is in [`JointBounds`]' documentation.
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A};
+use std::collections::{BTreeMap, BTreeSet};
+
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use super::{MeshError, SkinnedMesh};
 
@@ -286,8 +290,9 @@ impl Fit {
 /// The per-joint boxes of one skinned mesh, computed once, from which a
 /// box around the mesh skinned by any palette (and any morph weights) is
 /// found per instance and frame in a few nanoseconds per joint: it holds
-/// every vertex of the linear-blend paths, not (shown) those of the
-/// dual-quaternion ones.
+/// every vertex of the linear-blend paths ([`Self::skinned`]), and padded
+/// by a pose-dependent bound of the bulge, those of the dual-quaternion
+/// ones ([`Self::skinned_dual_quat`]).
 ///
 /// # Why the box holds the vertices
 ///
@@ -342,8 +347,30 @@ impl Fit {
 ///
 /// **Dual quaternions** (the `dq` and `dq-scale` encodings,
 /// `DualQuatSkinningJob`): the blend is not a convex combination of the
-/// `M_j p` (it bulges out of their hull), so this box is **not** shown to
-/// hold those vertices, and no method here claims to.
+/// `M_j p` (it bulges out of their hull), so [`Self::skinned`] does not
+/// hold those vertices; [`Self::skinned_dual_quat`] pads the same box by
+/// a bound of the bulge that depends on the pose, derived in
+/// docs/skinning-paths.md ("Skinned bounds for dual quaternions"). In
+/// short: with `y_j = M_j p` and `r_j` the influences' rotation
+/// quaternions in the signs the job blends them (each turned into its
+/// first influence's hemisphere), the blended vertex is exactly
+///
+/// `x = [sum_j w_j^2 y_j + sum_{i<j} w_i w_j (c_ij (y_i + y_j) + (y_j - y_i) x v_ji)] / |B|^2`
+///
+/// with `c_ij = <r_i, r_j>`, `v_ji` the vector part of `r_j r_i*`
+/// (`|v_ji| = sqrt(1 - c_ij^2)`) and `|B|^2 = sum_ij w_i w_j c_ij`. When
+/// every `c_ij >= 0` the `y` terms are a convex combination of the `y_j`
+/// (inside the linear-blend box) and the rest is at most
+/// `P max_ij |y_j - y_i| sqrt(1 - c_ij^2) / (1 - 2 P (1 - c_min))`,
+/// `P = sum_{i<j} w_i w_j <= (1 - 1/k) / 2`. Per pair of entries that
+/// share a vertex this keeps the box of the shared vertices (for
+/// `|y_j - y_i|`), per mesh the largest `P`, and the (first influence,
+/// pair) triples whose signs decide `c_ij`. With scale (`dq-scale`,
+/// `p' = sum_j w_j S_j p` before the rigid blend) the box also grows by
+/// the spread `max |(S_i - S_j) p|` of the pairs' scale/shear matrices.
+/// When a pose turns some sharing pair's `c_ij` negative (two influences
+/// of one vertex more than a half turn apart after the job's sign
+/// choice) no bound is claimed: the method returns `None`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointBounds {
     boxes: Vec<JointBox>,
@@ -353,6 +380,29 @@ pub struct JointBounds {
     first_weight: usize,
     /// The largest `|sum of a vertex's weights - 1|`.
     weight_slack: f32,
+    /// Pairs of entries that share a vertex (for the dual-quaternion
+    /// bound).
+    pairs: Vec<EntryPair>,
+    /// `(first influence, i, j)` of the vertices whose pair `(i, j)` does
+    /// not hold the first influence: the job's sign choice for `i` and `j`
+    /// depends on it.
+    sign_triples: Vec<[u16; 3]>,
+    /// Per pair, the indices (into `boxes`) of the entries of the
+    /// vertices that hold both of its entries: the boxes its bulge pads.
+    pair_boxes: Vec<u32>,
+}
+
+/// Two palette entries that share a vertex, the box of the bind vertices
+/// they share, the largest `sum_{i<j} w_i w_j` of those vertices (weights
+/// over their sum, duplicates merged), and its run of `pair_boxes`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct EntryPair {
+    a: u16,
+    b: u16,
+    centre: Vec3A,
+    half: Vec3A,
+    pair_weight: f32,
+    boxes: (u32, u32),
 }
 
 impl JointBounds {
@@ -399,6 +449,7 @@ impl JointBounds {
             }
             weight_slack = weight_slack.max((sum - 1.0).abs());
         }
+        let (mut pairs, near, sign_triples) = sharing_pairs(mesh);
         // The principal axes of each entry's vertices; a second pass finds
         // their extent along them.
         let axes: Vec<[[f64; 3]; 3]> = fits.iter().map(Fit::axes).collect();
@@ -417,7 +468,7 @@ impl JointBounds {
                 }
             }
         }
-        let boxes = fits
+        let boxes: Vec<JointBox> = fits
             .iter()
             .enumerate()
             .filter(|(_, f)| f.count > 0)
@@ -431,6 +482,19 @@ impl JointBounds {
                 b
             })
             .collect();
+        // The entries near each pair as indices of their boxes (every
+        // entry with a positive weight has one).
+        let mut box_of = vec![u32::MAX; palette_len];
+        for (i, b) in boxes.iter().enumerate() {
+            box_of[b.entry] = i as u32;
+        }
+        let mut pair_boxes = Vec::with_capacity(near.len());
+        for pair in &mut pairs {
+            let (start, len) = pair.boxes;
+            let run = &near[start as usize..(start + len) as usize];
+            pair.boxes.0 = pair_boxes.len() as u32;
+            pair_boxes.extend(run.iter().map(|&j| box_of[j as usize]));
+        }
         let mut morph_reach = Vec::with_capacity(mesh.morph.len());
         for (t, target) in mesh.morph.targets.iter().enumerate() {
             let mut reach = 0.0f32;
@@ -449,6 +513,9 @@ impl JointBounds {
             morph_reach,
             first_weight: mesh.morph.first_weight,
             weight_slack,
+            pairs,
+            sign_triples,
+            pair_boxes,
         })
     }
 
@@ -518,33 +585,154 @@ impl JointBounds {
     /// palette, the weights as [`Self::morph_radius`] does, or when a
     /// matrix is not finite.
     pub fn skinned(&self, skin: &[Affine3A], model_weights: &[f32]) -> Result<Aabb, MeshError> {
-        if skin.len() < self.palette_len {
+        self.check_palette("skinning matrices", skin.len())?;
+        let r = self.morph_radius(model_weights)?;
+        self.skinned_padded(skin, r, None)
+    }
+
+    fn check_palette(&self, what: &str, len: usize) -> Result<(), MeshError> {
+        if len < self.palette_len {
             return Err(MeshError::Invalid(format!(
-                "{} skinning matrices for a palette of {}",
-                skin.len(),
+                "{len} {what} for a palette of {}",
                 self.palette_len
             )));
         }
-        let r = Vec3A::splat(self.morph_radius(model_weights)?);
+        Ok(())
+    }
+
+    /// The box around the mesh skinned by a dual-quaternion blend
+    /// (`DualQuatSkinningJob`, the `dq` and `dq-scale` paths) after
+    /// morphing with `model_weights`: the linear-blend box of `skin`
+    /// padded by a bound of how far the blend strays from the hull of the
+    /// `M_j p`, which depends on the pose (see [`JointBounds`] and
+    /// docs/skinning-paths.md). `rotations`: each entry's rotation
+    /// quaternion in the palette's signs (`DualQuat::real`; the job turns
+    /// them into each vertex's first influence's hemisphere, as this
+    /// bound does); `scale_shear`: the `dq-scale` encoding's matrices
+    /// (empty for `dq`); `skin`: the matrices the palette stands for,
+    /// `[R_j | t_j]` times `S_j` (for `dq`, the rigid matrices the dual
+    /// quaternions hold, not matrices whose scale the encoding dropped).
+    ///
+    /// `None` when the pose has two influences of one vertex more than a
+    /// half turn apart after the job's sign choice (`c_ij < 0`): no bound
+    /// is claimed then. Errors as [`Self::skinned`], and when `rotations`
+    /// or a non-empty `scale_shear` is shorter than the palette.
+    pub fn skinned_dual_quat(
+        &self,
+        skin: &[Affine3A],
+        rotations: &[Quat],
+        scale_shear: &[Mat3A],
+        model_weights: &[f32],
+    ) -> Result<Option<Aabb>, MeshError> {
+        self.check_palette("skinning matrices", skin.len())?;
+        self.check_palette("rotations", rotations.len())?;
+        if !scale_shear.is_empty() {
+            self.check_palette("scale/shear matrices", scale_shear.len())?;
+        }
+        let r = self.morph_radius(model_weights)?;
+        let rot = |j: u16| Vec4::from(rotations[j as usize]);
+        // The smallest c_ij the job blends with: a pair holding the
+        // vertex's first influence gets |<r_i, r_j>|, any other the sign
+        // its first influence gives each.
+        let mut c_min = 1.0f32;
+        for &[f, a, b] in &self.sign_triples {
+            let (rf, ra, rb) = (rot(f), rot(a), rot(b));
+            let sign = |x: Vec4| if x.dot(rf) < 0.0 { -1.0 } else { 1.0 };
+            c_min = c_min.min(sign(ra) * sign(rb) * ra.dot(rb));
+        }
+        // Per pair, over its shared vertices (morphed): the bound on
+        // |(S_b - S_a) p| (scale spread) and on |M_b p - M_a p|.
+        let spread_of = |pair: &EntryPair| match scale_shear {
+            [] => 0.0,
+            ss => {
+                let e = pair.half + Vec3A::splat(r);
+                let ds = ss[pair.b as usize] - ss[pair.a as usize];
+                ((ds * pair.centre).abs() + abs3(&ds) * e).length()
+            }
+        };
+        let apart_of = |pair: &EntryPair| {
+            let e = pair.half + Vec3A::splat(r);
+            let (ma, mb) = (&skin[pair.a as usize], &skin[pair.b as usize]);
+            let dm = Mat3A::from_cols(
+                mb.matrix3.x_axis - ma.matrix3.x_axis,
+                mb.matrix3.y_axis - ma.matrix3.y_axis,
+                mb.matrix3.z_axis - ma.matrix3.z_axis,
+            );
+            ((dm * pair.centre + (mb.translation - ma.translation)).abs() + abs3(&dm) * e).length()
+        };
+        let mut spread = 0.0f32;
+        for pair in &self.pairs {
+            c_min = c_min.min(rot(pair.a).dot(rot(pair.b)).abs());
+            spread = spread.max(spread_of(pair));
+        }
+        if c_min.is_nan() || c_min < 0.0 {
+            return Ok(None);
+        }
+        // Per entry box, the largest bulge of the pairs of its vertices
+        // plus their scale spread (|y_j - y_i| <= |M_j p - M_i p| + 2
+        // spread).
+        let mut stack = [0.0f32; 256];
+        let mut heap = Vec::new();
+        let pads: &mut [f32] = if self.boxes.len() <= stack.len() {
+            &mut stack[..self.boxes.len()]
+        } else {
+            heap.resize(self.boxes.len(), 0.0);
+            &mut heap
+        };
+        for pair in &self.pairs {
+            let c = rot(pair.a).dot(rot(pair.b));
+            let sine = (1.0 - c * c).max(0.0).sqrt();
+            let (own_spread, apart) = (spread_of(pair), apart_of(pair));
+            let p = pair.pair_weight;
+            let bulge = p * (apart + 2.0 * spread) * sine / (1.0 - 2.0 * p * (1.0 - c_min));
+            let pad = (own_spread + bulge) * (1.0 + 8.0 * f32::EPSILON);
+            let (start, len) = pair.boxes;
+            for &i in &self.pair_boxes[start as usize..(start + len) as usize] {
+                pads[i as usize] = pads[i as usize].max(pad);
+            }
+        }
+        if !pads.iter().all(|p| p.is_finite()) {
+            return Err(MeshError::Invalid(
+                "a skinning matrix, rotation or scale is not finite".to_string(),
+            ));
+        }
+        self.skinned_padded(skin, r, Some(pads)).map(Some)
+    }
+
+    /// The linear-blend box of `skin` with morph radius `r`, each entry's
+    /// box grown by its `pads` (dual quaternions; then the rounding pad is
+    /// taken of the largest coordinate magnitude on every axis, since the
+    /// quaternion products mix the axes).
+    fn skinned_padded(
+        &self,
+        skin: &[Affine3A],
+        r: f32,
+        pads: Option<&[f32]>,
+    ) -> Result<Aabb, MeshError> {
+        let r = Vec3A::splat(r);
         let mut lo = Vec3A::INFINITY;
         let mut hi = Vec3A::NEG_INFINITY;
         let mut reach = Vec3A::ZERO;
         // min/max drop NaNs; a sum keeps them (and infinities) to be seen.
         let mut finite = Vec3A::ZERO;
-        for b in &self.boxes {
+        for (i, b) in self.boxes.iter().enumerate() {
             let m = &skin[b.entry];
+            let grow = Vec3A::splat(pads.map_or(0.0, |p| p[i]));
             let c = m.transform_point3a(b.centre);
             let e = abs3(&(m.matrix3 * b.axes)) * (b.half + r);
             let ca = m.transform_point3a(b.aligned_centre);
             let ea = abs_mul(m, b.aligned_half + r);
-            lo = lo.min((c - e).max(ca - ea));
-            hi = hi.max((c + e).min(ca + ea));
-            let far = abs_mul(m, b.reach + r) + m.translation.abs();
+            lo = lo.min((c - e).max(ca - ea) - grow);
+            hi = hi.max((c + e).min(ca + ea) + grow);
+            let far = abs_mul(m, b.reach + r) + m.translation.abs() + grow;
             reach = reach.max(far);
             finite += far;
         }
         if self.boxes.is_empty() {
             return Ok(Aabb::EMPTY);
+        }
+        if pads.is_some() {
+            reach = Vec3A::splat(reach.max_element());
         }
         let pad = reach * (self.weight_slack + ROUNDING_PAD);
         let (min, max) = (lo - pad, hi + pad);
@@ -558,6 +746,76 @@ impl JointBounds {
             max: max.into(),
         })
     }
+}
+
+/// The pairs of palette entries that share a vertex (both weights above
+/// zero; an entry named twice counts once) with the box of the vertices
+/// they share and their largest `sum_{i<j} w_i w_j`; the entries of those
+/// vertices (each pair's run in the second list, `EntryPair::boxes`); and
+/// the `(first influence, i, j)` triples of pairs without the vertex's
+/// first influence. Bounded by the influences: at most `k (k - 1) / 2`
+/// pairs, as many triples and `k` entries per pair a vertex.
+fn sharing_pairs(mesh: &SkinnedMesh) -> (Vec<EntryPair>, Vec<u16>, Vec<[u16; 3]>) {
+    let inf = &mesh.influences;
+    let mut shared: BTreeMap<(u16, u16), (Aabb, f32, BTreeSet<u16>)> = BTreeMap::new();
+    let mut triples = BTreeSet::new();
+    let mut merged: Vec<(u16, f32)> = Vec::with_capacity(inf.per_vertex);
+    for (v, &p) in mesh.positions.iter().enumerate() {
+        let (js, ws) = inf.vertex(v);
+        merged.clear();
+        for (&j, &w) in js.iter().zip(ws) {
+            if w > 0.0 {
+                match merged.iter_mut().find(|(m, _)| *m == j) {
+                    Some((_, mw)) => *mw += w,
+                    None => merged.push((j, w)),
+                }
+            }
+        }
+        let sum: f32 = merged.iter().map(|m| m.1).sum();
+        let mut pw = 0.0f32;
+        for (x, &(_, wa)) in merged.iter().enumerate() {
+            for &(_, wb) in &merged[x + 1..] {
+                pw += (wa / sum) * (wb / sum);
+            }
+        }
+        let first = js.first().copied().unwrap_or(0);
+        for (x, &(a, _)) in merged.iter().enumerate() {
+            for &(b, _) in &merged[x + 1..] {
+                let key = (a.min(b), a.max(b));
+                let entry = shared
+                    .entry(key)
+                    .or_insert_with(|| (Aabb::EMPTY, 0.0, BTreeSet::new()));
+                entry.0.extend(p);
+                entry.1 = entry.1.max(pw);
+                entry.2.extend(merged.iter().map(|m| m.0));
+                if a != first && b != first {
+                    triples.insert([first, key.0, key.1]);
+                }
+            }
+        }
+    }
+    let mut near = Vec::new();
+    let pairs = shared
+        .into_iter()
+        .map(|((a, b), (bx, pw, entries))| {
+            let start = near.len() as u32;
+            near.extend(entries);
+            EntryPair {
+                a,
+                b,
+                centre: Vec3A::from(bx.center()),
+                // The centre's rounding: a few ulps of the box's reach.
+                half: Vec3A::from((bx.max - bx.min) * 0.5)
+                    + Vec3A::splat(
+                        4.0 * f32::EPSILON * bx.min.abs().max(bx.max.abs()).max_element(),
+                    ),
+                // The sums' rounding: a few ulps up.
+                pair_weight: pw * (1.0 + 8.0 * f32::EPSILON),
+                boxes: (start, near.len() as u32 - start),
+            }
+        })
+        .collect();
+    (pairs, near, triples.into_iter().collect())
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ pub use material::{
 };
 pub use mesh::{BaseVertex, InfluenceVertex, MeshPart, PreparedMesh, MAX_INFLUENCES};
 pub use path::{
-    Batch, BatchWriter, InstanceWriter, SkinPath, SkinPathConfig, PLAIN_VERTEX, SKINNED_FRAGMENT,
+    Batch, BatchWriter, HostVertexRoute, InstanceWriter, SkinPath, SkinPathConfig, SkinnedOutput,
+    HOST_SKIN_HEADER, HOST_SKIN_INCLUDE, PLAIN_VERTEX, SKINNED_FRAGMENT,
 };
 pub use registry::{auto, find, paths, PathDesc, Stage};
 pub use storage::{PartDraw, Storage};

@@ -3,6 +3,7 @@
 //! display is there, `--list-devices`, the validation layer's verdict as
 //! the exit code, error exits and `WIDTHxHEIGHT` arguments.
 
+pub mod clips;
 pub mod runner;
 
 use std::fmt::Display;

@@ -39,8 +39,15 @@ pub const CLEAR: [f32; 4] = [0.05, 0.06, 0.08, 1.0];
 )]
 pub struct Args {
     /// A glTF (.gltf/.glb) or DirectX (.x) file; default: the built-in
-    /// character. The crowd animates the skin with the most vertices.
+    /// character; `builtin:morph` the built-in morph-target demo. The crowd
+    /// animates the skin with the most vertices.
     pub model: Option<PathBuf>,
+    /// A clip file (`.vkclip`, written by `inspect --compress`) whose
+    /// compressed clips replace the model's; its skeleton must match the
+    /// model's (joint count, names, parents). The GPU animation passes
+    /// play uncompressed clips only: `--anim gpu` refuses these.
+    #[arg(long, value_name = "FILE.vkclip")]
+    pub clips: Option<PathBuf>,
     /// Instances in the grid.
     #[arg(long, default_value_t = 1000)]
     pub instances: usize,
@@ -87,6 +94,11 @@ pub struct Args {
     /// palettes) or gpu (compute passes write them from 32-byte records).
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
     pub anim: String,
+    /// Morph targets: on (each instance's clip's weight tracks, sampled
+    /// per instance) or off (every instance at the model's default
+    /// weights).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub morph: String,
     #[command(flatten)]
     pub gpu: GpuArgs,
 }
@@ -125,6 +137,7 @@ impl Args {
             seed: self.seed,
             cull: self.cull == "on",
             zoom: self.zoom,
+            morph: self.morph == "on",
             anim: AnimateOn::from_name(&self.anim)
                 .ok_or_else(|| format!("--anim {}: cpu or gpu", self.anim))?,
         })
@@ -138,7 +151,7 @@ fn main() -> ExitCode {
         return code;
     }
     let result = args.options().and_then(|options| {
-        let cast = Cast::load(args.model.as_deref(), args.up)?;
+        let cast = Cast::load(args.model.as_deref(), args.up, args.clips.as_deref())?;
         for note in &cast.notes {
             eprintln!("{NAME}: {note}");
         }

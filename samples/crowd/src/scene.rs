@@ -48,14 +48,28 @@ pub struct Cast {
 impl Cast {
     /// The built-in character, or the glTF / .x file at `file`, whose up
     /// axis is `up` in its file's terms.
-    pub fn load(file: Option<&Path>, up: sample_common::Up) -> Result<Self, String> {
-        let (label, model) = match file {
+    /// With `clips` (a `.vkclip` file), the file's clips replace the
+    /// model's; its skeleton must be the model's (joint count, names,
+    /// parents), else an `Err` naming both files.
+    pub fn load(
+        file: Option<&Path>,
+        up: sample_common::Up,
+        clips: Option<&Path>,
+    ) -> Result<Self, String> {
+        let (label, mut model) = match file {
             None => ("the built-in character".to_string(), Character::model()),
+            Some(f) if f.to_str() == Some("builtin:morph") => (
+                "the built-in morph demo".to_string(),
+                vkskin::assets::builtin::MorphBlob::default().model(),
+            ),
             Some(f) => (
                 f.display().to_string(),
                 vkskin::assets::load(f).map_err(|e| e.to_string())?,
             ),
         };
+        if let Some(c) = clips {
+            sample_common::clips::attach(&mut model, &label, c)?;
+        }
         // The skin with the most vertices bound to it (a file's first mesh
         // may be a prop: tiny_4anim.x's is 9 vertices).
         let Some(first) = model.meshes.iter().max_by_key(|m| {
@@ -96,11 +110,6 @@ impl Cast {
             notes.push(format!(
                 "{label}: {} meshes share the crowd's skin; each is its own batch, animated into its own storage",
                 meshes.len()
-            ));
-        }
-        if meshes.iter().any(|&k| !model.meshes[k].morph.is_empty()) {
-            notes.push(format!(
-                "{label}: this sample draws morph targets at weight 0 (the engine's crowds animate them per instance: BatchWriter::animate_morphed)"
             ));
         }
         let bounds = model
@@ -174,6 +183,9 @@ pub struct CrowdOptions {
     pub zoom: f32,
     /// Where the crowd is animated.
     pub anim: AnimateOn,
+    /// Animate the morph weights (each instance's clip's weight tracks);
+    /// false keeps every instance at the model's default weights.
+    pub morph: bool,
 }
 
 /// The CPU side of one frame, in milliseconds.
@@ -215,12 +227,19 @@ pub struct CrowdScene {
     /// Per mesh drawn, its joint boxes; `None` when culling is off (asked,
     /// or the path's encoding is one the boxes are not shown to hold).
     cull: Option<Vec<JointBounds>>,
-    /// Culling: every instance's skinning matrices (one palette each),
-    /// the instances in view, and the morph weights (all zero: the crowd
-    /// does not morph).
+    /// Culling: every instance's skinning matrices (one palette each) and
+    /// the instances in view.
     matrices: Vec<Affine3A>,
     visible: Vec<usize>,
+    /// Morph targets: the model's default weights (padded to what the
+    /// clips animate), every instance's weight vector this frame
+    /// (`Crowd::animate_weights`, `defaults.len()` each; empty when no
+    /// mesh drawn has targets), and per mesh drawn its first weight.
+    defaults: Vec<f32>,
     weights: Vec<f32>,
+    first_weight: Vec<usize>,
+    /// `CrowdOptions::morph`.
+    morph: bool,
     zoom: f32,
     /// `--anim gpu`: the animators and the frame's records.
     gpu: Option<crate::gpu_anim::GpuCrowd>,
@@ -328,6 +347,19 @@ impl CrowdScene {
             }
             bounds
         };
+        let mut defaults = if meshes.iter().any(|m| m.morph_targets() > 0) {
+            model.default_morph_weights()
+        } else {
+            Vec::new()
+        };
+        if !defaults.is_empty() && defaults.len() < crowd.weight_count() {
+            defaults.resize(crowd.weight_count(), 0.0);
+        }
+        if !defaults.is_empty() && gpu.is_some() {
+            println!(
+                "crowd: the GPU animation passes sample no weight tracks: morph targets are drawn at weight 0 (--anim cpu animates them)"
+            );
+        }
         let place_rng = rng.clone();
         let grid = Grid::new(n, &cast.bounds, cast.upright);
         let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
@@ -350,7 +382,14 @@ impl CrowdScene {
             cull,
             matrices: Vec::new(),
             visible: Vec::new(),
-            weights: vec![0.0; model.morph_weight_count()],
+            defaults,
+            weights: Vec::new(),
+            first_weight: cast
+                .meshes
+                .iter()
+                .map(|&k| model.meshes[k].morph.first_weight)
+                .collect(),
+            morph: options.morph,
             zoom: options.zoom,
             gpu,
         })
@@ -473,25 +512,52 @@ impl CrowdScene {
             .map_err(|e| format!("crowd: {e}"))?;
         let anim = start.elapsed().as_secs_f64() * 1e3;
         let start = Instant::now();
+        if !self.defaults.is_empty() {
+            self.weights
+                .resize(self.crowd.len() * self.defaults.len(), 0.0);
+            if self.morph {
+                self.crowd
+                    .animate_weights(t, &self.defaults, &mut self.weights)
+                    .map_err(|e| format!("crowd: morph weights: {e}"))?;
+            } else {
+                for w in self.weights.chunks_exact_mut(self.defaults.len()) {
+                    w.copy_from_slice(&self.defaults);
+                }
+            }
+        }
         self.batches.clear();
         let n = self.crowd.len();
         let camera = self.camera(aspect);
         if self.cull.is_some() {
             self.fill_culled(frame, t, camera.view_proj(aspect))?;
         }
-        for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+        for ((mesh, color), &first) in self.meshes.iter().zip(&self.colors).zip(&self.first_weight)
+        {
             if self.cull.is_some() {
                 break;
             }
             let mut w = self.path.batch(frame, mesh, n).map_err(err)?;
             self.batches.push(w.batch());
             let placements = &self.placements;
-            let report = w
-                .animate(&mut self.crowd, t, self.threads, |i| {
-                    let (m, tint) = placements[i];
-                    (m, mul(tint, *color))
-                })
-                .map_err(err)?;
+            let place = |i: usize| {
+                let (m, tint) = placements[i];
+                (m, mul(tint, *color))
+            };
+            let report = if mesh.morph_targets() > 0 {
+                // Each instance's run of the model's weight vector.
+                let weights = self.weights.get(first..).unwrap_or(&[]);
+                w.animate_morphed(
+                    &mut self.crowd,
+                    t,
+                    self.threads,
+                    weights,
+                    self.defaults.len(),
+                    place,
+                )
+            } else {
+                w.animate(&mut self.crowd, t, self.threads, place)
+            }
+            .map_err(err)?;
             if !report.lossy.is_empty() && !self.warned_lossy {
                 self.warned_lossy = true;
                 eprintln!(
@@ -584,12 +650,14 @@ impl CrowdScene {
             )
             .map_err(|e| format!("crowd: {e}"))?;
         self.visible.clear();
+        let wn = self.defaults.len();
         for i in 0..n {
             let skin = &self.matrices[i * stride..(i + 1) * stride];
+            let weights = self.weights.get(i * wn..(i + 1) * wn).unwrap_or(&[]);
             let mut b = Aabb::EMPTY;
             for jb in bounds {
                 let m = jb
-                    .skinned(skin, &self.weights)
+                    .skinned(skin, weights)
                     .map_err(|e| format!("crowd: bounds: {e}"))?;
                 b.extend(m.min);
                 b.extend(m.max);
@@ -602,7 +670,8 @@ impl CrowdScene {
             return Ok(());
         }
         let err = |e: vkskin::gpu::GpuError| e.to_string();
-        for (mesh, color) in self.meshes.iter().zip(&self.colors) {
+        for ((mesh, color), &first) in self.meshes.iter().zip(&self.colors).zip(&self.first_weight)
+        {
             let mut w = self
                 .path
                 .batch(frame, mesh, self.visible.len())
@@ -610,13 +679,18 @@ impl CrowdScene {
             self.batches.push(w.batch());
             for (writer, &i) in w.instances().zip(&self.visible) {
                 let (m, tint) = self.placements[i];
-                writer
-                    .write(
-                        &self.matrices[i * stride..(i + 1) * stride],
-                        &m,
-                        mul(tint, *color),
-                    )
-                    .map_err(err)?;
+                let skin = &self.matrices[i * stride..(i + 1) * stride];
+                if mesh.morph_targets() > 0 {
+                    let at = i * wn + first;
+                    let weights = self
+                        .weights
+                        .get(at..at + mesh.morph_targets())
+                        .ok_or("crowd: morph weights shorter than the mesh's targets")?;
+                    writer.write_morphed(skin, weights, &m, mul(tint, *color))
+                } else {
+                    writer.write(skin, &m, mul(tint, *color))
+                }
+                .map_err(err)?;
             }
         }
         Ok(())

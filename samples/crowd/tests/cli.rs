@@ -400,3 +400,177 @@ fn anim_cpu_and_gpu_render_the_same_frame() {
     let share = close as f64 / pixels as f64;
     assert!(share >= 0.999, "only {:.3}% of pixels agree", share * 100.0);
 }
+
+/// `model`'s clips compressed into `dir/NAME.vkclip`.
+fn clip_file(dir: &Path, name: &str, model: &vkskin::assets::Model) -> PathBuf {
+    use vkskin::anim::{ClipFile, CompressionJob, Tolerance};
+    // A model without clips (the trident) gets the tests' varied ones.
+    let own = if model.clips.is_empty() {
+        vkskin_tests::gpu_anim::varied_clips(&model.skeleton, 7)
+    } else {
+        model.clips.clone()
+    };
+    let clips = own
+        .iter()
+        .map(|clip| {
+            CompressionJob {
+                clip,
+                skeleton: &model.skeleton,
+                tolerance: Tolerance::new(0.0001, 0.1),
+            }
+            .run()
+            .expect("compressing")
+        })
+        .collect();
+    let path = dir.join(format!("{name}.vkclip"));
+    ClipFile {
+        skeleton: model.skeleton.clone(),
+        clips,
+    }
+    .save(&path)
+    .expect("saving the clip file");
+    path
+}
+
+/// `--clips F.vkclip`: the crowd plays the clip file's compressed clips
+/// and draws what the original clips draw (within a pixel's rounding, at
+/// 0.1 mm at 10 cm); a clip file of another skeleton is an error naming
+/// both; `--anim gpu` refuses compressed clips, saying so.
+#[test]
+fn clips_from_a_clip_file_play_in_the_crowd() {
+    let dir = out_dir("clips");
+    std::fs::create_dir_all(&dir).unwrap();
+    let character = vkskin::assets::builtin::Character::model();
+    let file = clip_file(&dir, "character", &character);
+    let file = file.to_str().unwrap();
+    let mut images = Vec::new();
+    for clips in [None, Some(file)] {
+        let frames = dir.join(format!("frames-{}", clips.is_some()));
+        let mut args = vec![
+            "--headless",
+            "--instances",
+            "64",
+            "--frames",
+            "2",
+            "--size",
+            "320x180",
+            "--path",
+            "4x3-ssbo",
+            "--out",
+            frames.to_str().unwrap(),
+        ];
+        if let Some(c) = clips {
+            args.extend(["--clips", c]);
+        }
+        let out = crowd(&args);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{args:?}: {stdout}\n{stderr}");
+        let (_, _, rgba) = decode(&frames.join("frame_0001.png"));
+        assert!(coverage(&rgba) > 0.02, "{args:?}: an empty frame");
+        images.push(rgba);
+    }
+    let (a, b) = (&images[0], &images[1]);
+    let close = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| (0..4).all(|c| p[c].abs_diff(q[c]) <= 1))
+        .count();
+    let share = close as f64 / (a.len() / 4) as f64;
+    assert!(share >= 0.99, "only {:.3}% of pixels agree", share * 100.0);
+
+    let out = crowd(&[
+        "--headless",
+        "--frames",
+        "1",
+        "--anim",
+        "gpu",
+        "--clips",
+        file,
+    ]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success(), "--anim gpu with compressed clips");
+    assert!(stderr.contains("compressed"), "{stderr}");
+
+    let trident = clip_file(&dir, "trident", &vkskin::assets::builtin::Trident::model());
+    let out = crowd(&[
+        "--headless",
+        "--frames",
+        "1",
+        "--clips",
+        trident.to_str().unwrap(),
+    ]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success(), "a clip file of another skeleton");
+    assert!(
+        stderr.contains("trident.vkclip")
+            && stderr.contains("the built-in character")
+            && stderr.contains("joints"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The built-in morph demo's instances animate their morph weights (each
+/// instance's clip's weight tracks at its own clip time): the frames
+/// differ from the same crowd held at the default weights, and culling
+/// (which writes each visible instance's weights itself) draws the same
+/// pixels as drawing every instance.
+#[test]
+fn morph_weights_animate_per_instance_and_cull_alike() {
+    let run = |tag: &str, cull: &str, morph: &str| {
+        let dir = out_dir(tag);
+        let out = crowd(&[
+            "--headless",
+            "builtin:morph",
+            "--instances",
+            "16",
+            "--frames",
+            "3",
+            "--size",
+            "192x108",
+            "--path",
+            "4x3-ssbo",
+            "--zoom",
+            "2",
+            "--cull",
+            cull,
+            "--morph",
+            morph,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success(),
+            "{tag}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        let frames: Vec<_> = (0..3)
+            .map(|i| decode(&dir.join(format!("frame_{i:04}.png"))))
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        frames
+    };
+    let culled = run("morph-cull", "on", "on");
+    let all = run("morph-all", "off", "on");
+    let rest = run("morph-rest", "off", "off");
+    let mut moved = 0;
+    for i in 0..3 {
+        assert!(coverage(&all[i].2) > 0.02, "frame {i}: too little drawn");
+        let differ = culled[i]
+            .2
+            .iter()
+            .zip(&all[i].2)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "frame {i}: culling changed {differ} bytes");
+        moved += all[i]
+            .2
+            .chunks_exact(4)
+            .zip(rest[i].2.chunks_exact(4))
+            .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
+            .count();
+    }
+    println!("pixels that the animated weights changed over 3 frames: {moved}");
+    assert!(moved > 50, "the morph weights changed only {moved} pixels");
+}

@@ -8,6 +8,7 @@
 //! framed on the animated bounds, light, material tints), so the same frame
 //! from `viewer --headless` must match it.
 
+pub mod own;
 pub mod window;
 
 use std::ffi::{c_void, CStr};
@@ -15,7 +16,8 @@ use std::sync::{Arc, Mutex};
 
 use vkskin::assets::builtin::Character;
 use vkskin::embed::{
-    Device, EnabledFeatures, FrameUniforms, HostDevice, Instance, Pose, Renderer, SkinPathConfig,
+    CharacterId, Device, EnabledFeatures, FrameUniforms, HostDevice, Instance, Pose, Renderer,
+    SkinPathConfig,
 };
 use vkskin::glam::Affine3A;
 use vkskin::gpu::{ash, vk, GpuError};
@@ -46,6 +48,100 @@ pub struct HostFrame {
     pub gpu_ms: Option<f64>,
     /// Warnings and errors the host's own messenger received.
     pub problems: Vec<String>,
+    /// [`Shading::Own`] through [`own::Route::Compute`]: the first batch's
+    /// instance 0, read back by the host at the offsets vkskin exposed
+    /// (`SkinnedOutput`) after the last frame: model-space positions and
+    /// normals.
+    pub skinned: Option<Readback>,
+}
+
+/// Positions and normals read back from vkskin's skinned output.
+pub type Readback = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+/// How the host's frame shows the character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shading {
+    /// vkskin draws it (`Renderer::record`), untextured: each mesh tinted by
+    /// its material's colour.
+    Vkskin,
+    /// vkskin draws [`textured_character`] with its materials
+    /// (`Renderer::load_materials`).
+    VkskinTextured,
+    /// The host draws [`textured_character`] with its own textured shader
+    /// through one of vkskin's host routes (`samples/embed/src/own.rs`).
+    Own(own::Route),
+    /// vkskin's motion view ([`MOTION_SCALE`]) of [`textured_character`]
+    /// on a path built with motion vectors.
+    VkskinMotion,
+    /// The same motion view from the host's own shader through the vertex
+    /// route (`skin_vertex_previous()`).
+    OwnMotion,
+}
+
+/// The motion views' `FrameUniforms::color[3]`: world units per frame at
+/// which a velocity component saturates the colour, inverted.
+pub const MOTION_SCALE: f32 = 8.0;
+
+impl Shading {
+    fn motion(self) -> bool {
+        matches!(self, Shading::VkskinMotion | Shading::OwnMotion)
+    }
+}
+
+/// The built-in character with a texture: texture coordinates made from
+/// its bind-pose positions (four checker squares across its width) and an
+/// 8x8 two-colour checker PNG, sampled nearest, as its material's
+/// base-colour texture.
+pub fn textured_character() -> Result<vkskin::assets::Model, String> {
+    use vkskin::assets::{Filter, TextureSource};
+    let mut model = Character::model();
+    let (mut lo, mut hi) = (vkskin::glam::Vec3::MAX, vkskin::glam::Vec3::MIN);
+    for m in &model.meshes {
+        for p in &m.positions {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+    }
+    let side = (hi - lo).max_element().max(1e-6);
+    for m in &mut model.meshes {
+        m.uvs = m
+            .positions
+            .iter()
+            .map(|p| {
+                let q = (*p - lo) / side;
+                vkskin::glam::Vec2::new(q.x + 0.37 * q.z, q.y) * 2.0
+            })
+            .collect();
+    }
+    let mut rgba = Vec::with_capacity(8 * 8 * 4);
+    for y in 0..8 {
+        for x in 0..8 {
+            let c: [u8; 4] = if (x + y) % 2 == 0 {
+                [230, 190, 60, 255]
+            } else {
+                [40, 90, 200, 255]
+            };
+            rgba.extend_from_slice(&c);
+        }
+    }
+    let mut png_bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png_bytes, 8, 8);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| e.to_string())?;
+        w.write_image_data(&rgba).map_err(|e| e.to_string())?;
+    }
+    for m in &mut model.materials {
+        m.texture = Some(TextureSource::Embedded {
+            mime: "image/png".into(),
+            bytes: png_bytes.clone(),
+        });
+        m.sampler.mag = Filter::Nearest;
+        m.sampler.min = Filter::Nearest;
+        m.sampler.mipmap = None;
+    }
+    Ok(model)
 }
 
 /// The host's messenger state: every warning or error, as text.
@@ -87,14 +183,32 @@ pub fn character_renderer(
     path: Option<&str>,
     cfg: SkinPathConfig,
 ) -> Result<(Renderer, vkskin::assets::Bounds), String> {
+    character_renderer_of(device, path, cfg, &Character::model(), false).map(|(r, b, _)| (r, b))
+}
+
+/// [`character_renderer`] of `model`, drawn with its materials when
+/// `materials` (`Renderer::load_materials`; a texture warning is an error
+/// here).
+pub fn character_renderer_of(
+    device: &Arc<Device>,
+    path: Option<&str>,
+    cfg: SkinPathConfig,
+    model: &vkskin::assets::Model,
+    materials: bool,
+) -> Result<(Renderer, vkskin::assets::Bounds, CharacterId), String> {
     let gpu = |e: GpuError| e.to_string();
-    let model = Character::model();
     let desc = match path {
         Some(p) => find(p).ok_or_else(|| format!("unknown path {p:?}"))?,
         None => auto(device, model.skins[0].len(), 1).0,
     };
     let mut renderer = Renderer::new(device, desc, cfg).map_err(gpu)?;
-    let character = renderer.add_character(&model).map_err(gpu)?;
+    let character = renderer.add_character(model).map_err(gpu)?;
+    if materials {
+        let warnings = renderer.load_materials(character, model).map_err(gpu)?;
+        if let Some(w) = warnings.first() {
+            return Err(format!("{}: {w}", model.name));
+        }
+    }
     let pose = if model.clips.is_empty() {
         Pose::Bind
     } else {
@@ -104,7 +218,7 @@ pub fn character_renderer(
         .add_instance(character, Affine3A::IDENTITY, pose)
         .map_err(gpu)?;
     let bounds = model.animated_bounds(16).map_err(|e| e.to_string())?;
-    Ok((renderer, bounds))
+    Ok((renderer, bounds, character))
 }
 
 fn vkerr(what: &'static str) -> impl Fn(vk::Result) -> String {
@@ -127,6 +241,8 @@ struct Host {
     /// Colour image, depth image, readback buffer and their memory.
     images: Vec<(vk::Image, vk::ImageView)>,
     readback: vk::Buffer,
+    /// The own-shader modes' scene buffer and the compute route's readback.
+    buffers: Vec<vk::Buffer>,
     memory: Vec<vk::DeviceMemory>,
     problems: Arc<Problems>,
 }
@@ -143,6 +259,9 @@ impl Drop for Host {
                     d.destroy_image(image, None);
                 }
                 d.destroy_buffer(self.readback, None);
+                for b in self.buffers.drain(..) {
+                    d.destroy_buffer(b, None);
+                }
                 for m in self.memory.drain(..) {
                     d.free_memory(m, None);
                 }
@@ -198,6 +317,7 @@ impl Host {
             fences: Vec::new(),
             images: Vec::new(),
             readback: vk::Buffer::null(),
+            buffers: Vec::new(),
             memory: Vec::new(),
             problems,
         };
@@ -392,6 +512,64 @@ impl Host {
     }
 }
 
+impl Host {
+    /// A host-visible, coherent buffer of `size` bytes for `usage`, with its
+    /// memory.
+    fn host_buffer(
+        &mut self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> Result<(vk::Buffer, vk::DeviceMemory), String> {
+        let d = self.device()?.clone();
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        // SAFETY: a live device; the buffer is destroyed by Drop.
+        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vkerr("creating a buffer"))?;
+        self.buffers.push(buffer);
+        // SAFETY: the buffer was just made on `d`.
+        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let mem = self.memory(
+            req,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
+        // SAFETY: fresh memory of a type the buffer accepts, bound once.
+        unsafe { d.bind_buffer_memory(buffer, mem, 0) }.map_err(vkerr("binding a buffer"))?;
+        Ok((buffer, mem))
+    }
+
+    /// The own shader's scene uniforms, written once.
+    fn scene_buffer(&mut self, scene: &own::Scene) -> Result<vk::Buffer, String> {
+        let size = std::mem::size_of::<own::Scene>();
+        let (buffer, mem) = self.host_buffer(size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+        let d = self.device()?;
+        // SAFETY: host-visible coherent memory of `size` bytes, unused by
+        // the GPU yet; `Scene` is repr(C) floats, copied whole.
+        unsafe {
+            let p = d
+                .map_memory(mem, 0, size as u64, vk::MemoryMapFlags::empty())
+                .map_err(vkerr("mapping"))?;
+            std::ptr::copy_nonoverlapping(
+                (scene as *const own::Scene).cast::<u8>(),
+                p.cast(),
+                size,
+            );
+            d.unmap_memory(mem);
+        }
+        Ok(buffer)
+    }
+}
+
+/// Floats `count` x 3 from `bytes`.
+fn vec3s(bytes: &[u8]) -> Vec<[f32; 3]> {
+    bytes
+        .chunks_exact(12)
+        .map(|c| {
+            std::array::from_fn(|k| {
+                f32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]])
+            })
+        })
+        .collect()
+}
+
 fn range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: aspect,
@@ -423,6 +601,11 @@ fn image_barrier(
 /// t = i / 30 s of its first clip) into the host's own image, two frames in
 /// flight, and returns the last one.
 pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
+    render_with(opts, Shading::Vkskin)
+}
+
+/// [`render`] with the character shown as `shading` says.
+pub fn render_with(opts: &HostOptions, shading: Shading) -> Result<HostFrame, String> {
     let (w, h) = (opts.width, opts.height);
     if w == 0 || h == 0 || opts.frames == 0 {
         return Err("size and frame count must be positive".into());
@@ -459,18 +642,65 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
     let rgba;
     let path_name;
     let gpu_ms;
+    let mut skinned = None;
     {
         // Once, outside the frame loop: the renderer, the character and
         // its one instance, playing the first clip from frame time 0.
-        let cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
-        let (mut renderer, bounds) = character_renderer(&vk_device, opts.path.as_deref(), cfg)?;
+        let mut cfg = SkinPathConfig::new(COLOR_FORMAT, DEPTH_FORMAT, FRAMES_IN_FLIGHT);
+        cfg.motion = shading.motion();
+        let (mut renderer, bounds, character) = if shading == Shading::Vkskin {
+            character_renderer_of(
+                &vk_device,
+                opts.path.as_deref(),
+                cfg,
+                &Character::model(),
+                false,
+            )?
+        } else {
+            let model = textured_character()?;
+            character_renderer_of(&vk_device, opts.path.as_deref(), cfg, &model, true)?
+        };
         path_name = renderer.path().name;
         let aspect = w as f32 / h as f32;
         let camera = Camera::framing(bounds.min, bounds.max, 0.5, 0.2, 45f32.to_radians(), aspect);
-        let uniforms = FrameUniforms {
+        let mut uniforms = FrameUniforms {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             color: [1.0; 4],
             light: LIGHT,
+        };
+        if shading.motion() {
+            // skinned.frag's motion view: velocity times color[3].
+            uniforms.color[3] = MOTION_SCALE;
+            uniforms.light[3] = 2.0;
+        }
+        // The host's own shader: its scene buffer and pipelines.
+        let mut own = match shading {
+            Shading::Own(_) | Shading::OwnMotion => {
+                let route = match shading {
+                    Shading::Own(r) => r,
+                    _ => own::Route::Vertex,
+                };
+                let material = renderer
+                    .material(character, 0)
+                    .ok_or("the character has no materials")?;
+                let scene = own::Scene {
+                    view_proj: uniforms.view_proj,
+                    light: uniforms.light,
+                    color: uniforms.color,
+                    factor: material.uniforms().base_color,
+                };
+                let buffer = host.scene_buffer(&scene)?;
+                Some(own::OwnShader::new(
+                    &d,
+                    route,
+                    buffer,
+                    material.texture().view(),
+                    COLOR_FORMAT,
+                    DEPTH_FORMAT,
+                    shading.motion(),
+                )?)
+            }
+            _ => None,
         };
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(host.pool)
@@ -480,6 +710,7 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
         let cmds = unsafe { d.allocate_command_buffers(&alloc) }.map_err(vkerr("allocating"))?;
         let (color, color_view) = host.images[0];
         let (depth, depth_view) = host.images[1];
+        let mut skinned_copy: Option<(vk::DeviceMemory, u64)> = None;
         // Three vkskin calls per frame: `begin_frame`, `record`, `end_frame`.
         for i in 0..opts.frames {
             let slot = i as usize % FRAMES_IN_FLIGHT;
@@ -588,8 +819,12 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                 );
                 d.cmd_set_scissor(cmd, 0, &[area]);
             }
-            // vkskin call 2 of 3, inside the host's rendering scope.
-            renderer.record(cmd, &frame).map_err(gpu)?;
+            // vkskin call 2 of 3, inside the host's rendering scope (or the
+            // host's own shader through a host route).
+            match own.as_mut() {
+                None => renderer.record(cmd, &frame).map_err(gpu)?,
+                Some(o) => o.record(&renderer, cmd, &frame)?,
+            }
             let to_copy = [image_barrier(
                 color,
                 vk::ImageAspectFlags::COLOR,
@@ -643,6 +878,55 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
                     &vk::DependencyInfo::default().buffer_memory_barriers(&to_host),
                 );
             }
+            // The compute route's output read back at the offsets vkskin
+            // exposed, after the barrier it names (last frame only).
+            if shading == Shading::Own(own::Route::Compute) && i + 1 == opts.frames {
+                let out = renderer.skinned_output(&frame, 0).map_err(gpu)?;
+                let bytes = u64::from(out.vertex_count) * out.stride;
+                let (buffer, mem) =
+                    host.host_buffer(2 * bytes, vk::BufferUsageFlags::TRANSFER_DST)?;
+                skinned_copy = Some((mem, bytes));
+                let before = [vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(out.src_stage)
+                    .src_access_mask(out.src_access)
+                    .dst_stage_mask(vk::PipelineStageFlags2::TRANSFER)
+                    .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+                    .buffer(out.buffer)
+                    .size(vk::WHOLE_SIZE)];
+                let regions = [
+                    vk::BufferCopy {
+                        src_offset: out.positions_at(0),
+                        dst_offset: 0,
+                        size: bytes,
+                    },
+                    vk::BufferCopy {
+                        src_offset: out.normals_at(0),
+                        dst_offset: bytes,
+                        size: bytes,
+                    },
+                ];
+                let after = [vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::TRANSFER)
+                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+                    .dst_access_mask(vk::AccessFlags2::HOST_READ)
+                    .buffer(buffer)
+                    .size(vk::WHOLE_SIZE)];
+                // SAFETY: the host's command buffer outside any scope;
+                // vkskin's output buffer (alive until the frame retires)
+                // copied at the ranges it exposed into the host's buffer.
+                unsafe {
+                    d.cmd_pipeline_barrier2(
+                        cmd,
+                        &vk::DependencyInfo::default().buffer_memory_barriers(&before),
+                    );
+                    d.cmd_copy_buffer(cmd, out.buffer, buffer, &regions);
+                    d.cmd_pipeline_barrier2(
+                        cmd,
+                        &vk::DependencyInfo::default().buffer_memory_barriers(&after),
+                    );
+                }
+            }
             // vkskin call 3 of 3, after the scope: the GPU timer's end.
             renderer.end_frame(cmd, frame).map_err(gpu)?;
             // SAFETY: the host's command buffer, recording.
@@ -668,12 +952,28 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
             d.unmap_memory(mem);
             v
         };
+        if let Some((mem, bytes)) = skinned_copy {
+            // SAFETY: host-visible coherent memory of 2 x `bytes`; the copy
+            // finished (the last fence, waited above) and a HOST barrier
+            // made it visible.
+            let all = unsafe {
+                let p = d
+                    .map_memory(mem, 0, 2 * bytes, vk::MemoryMapFlags::empty())
+                    .map_err(vkerr("mapping"))?;
+                let v = std::slice::from_raw_parts(p as *const u8, 2 * bytes as usize).to_vec();
+                d.unmap_memory(mem);
+                v
+            };
+            let (p, n) = all.split_at(bytes as usize);
+            skinned = Some((vec3s(p), vec3s(n)));
+        }
         // The GPU time vkskin read last: a slot's time is read when the
         // slot begins again.
         gpu_ms = (0..FRAMES_IN_FLIGHT).find_map(|s| renderer.gpu_ms(s));
         // Every frame done before vkskin's objects go.
         // SAFETY: the host's fences.
         unsafe { d.wait_for_fences(&host.fences, true, u64::MAX) }.map_err(vkerr("waiting"))?;
+        drop(own);
         drop(renderer);
     }
     // vkskin's device waits for idle and frees its memory; the host's
@@ -689,5 +989,6 @@ pub fn render(opts: &HostOptions) -> Result<HostFrame, String> {
         path: path_name,
         gpu_ms,
         problems,
+        skinned,
     })
 }

@@ -39,6 +39,17 @@ struct Args {
     /// debug builds or with VKSKIN_VALIDATION=1).
     #[arg(long)]
     validation: bool,
+    /// Draw the character textured (a checker the host makes, as its
+    /// material's texture), shaded by vkskin.
+    #[arg(long)]
+    textured: bool,
+    /// Draw the textured character with the host's OWN shader through one
+    /// of vkskin's host routes: `vertex` (the host's vertex shader calls
+    /// vkskin's `skin_vertex()`; a vertex-stage path) or `compute` (the host
+    /// draws the compute stage's skinned output; a compute-stage path,
+    /// 4x3-compute unless --path names one).
+    #[arg(long, value_name = "vertex|compute")]
+    own_shader: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -52,12 +63,31 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let validation = args.validation || vkskin::gpu::validation_default();
+    let shading = match args.own_shader.as_deref() {
+        None if args.textured => embed::Shading::VkskinTextured,
+        None => embed::Shading::Vkskin,
+        Some("vertex") => embed::Shading::Own(embed::own::Route::Vertex),
+        Some("compute") => embed::Shading::Own(embed::own::Route::Compute),
+        Some(other) => {
+            eprintln!("embed: --own-shader {other:?}: vertex or compute");
+            return ExitCode::FAILURE;
+        }
+    };
+    let path = match (shading, args.path) {
+        (embed::Shading::Own(embed::own::Route::Compute), None) => Some("4x3-compute".to_owned()),
+        (embed::Shading::Own(embed::own::Route::Vertex), None) => Some("4x3-ubo".to_owned()),
+        (_, p) => p,
+    };
     if args.window {
+        if shading != embed::Shading::Vkskin {
+            eprintln!("embed: --textured and --own-shader draw headless (no --window)");
+            return ExitCode::FAILURE;
+        }
         let opts = embed::window::WindowOptions {
             frames: args.frames.map(u64::from),
             width,
             height,
-            path: args.path,
+            path,
             validation,
             vsync: !args.no_vsync,
         };
@@ -70,10 +100,10 @@ fn main() -> ExitCode {
         width,
         height,
         frames: args.frames.unwrap_or(3),
-        path: args.path,
+        path,
         validation,
     };
-    match embed::render(&opts) {
+    match embed::render_with(&opts, shading) {
         Ok(frame) => {
             if let Some(dir) = args.out.parent() {
                 if let Err(e) = std::fs::create_dir_all(dir) {

@@ -109,6 +109,11 @@ struct Args {
     /// Targets with a non-zero weight per instance, for --morph.
     #[arg(long, default_value_t = 4)]
     morph_active: usize,
+    /// Per cent of the vertices each --morph target moves (1 to 100): a
+    /// run of consecutive vertices, as a face's region; the others have
+    /// zero deltas (100: dense).
+    #[arg(long, default_value_t = 100)]
+    morph_moved: usize,
     /// Measure GPU animation instead (see the `gpu_anim` module): the
     /// animation passes alone and with skinning and the draw, and the
     /// bytes written per frame against CPU palettes; default paths
@@ -200,6 +205,9 @@ fn run(args: &Args) -> Result<(), String> {
     };
     if args.morph && (args.morph_targets == 0 || args.morph_targets > 1024) {
         return Err(format!("--morph-targets {}: 1 to 1024", args.morph_targets));
+    }
+    if !(1..=100).contains(&args.morph_moved) {
+        return Err(format!("--morph-moved {}: 1 to 100", args.morph_moved));
     }
     if args.instances.is_empty() || args.instances.iter().any(|&n| n == 0 || n > MAX_INSTANCES) {
         return Err(format!(

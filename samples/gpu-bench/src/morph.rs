@@ -1,6 +1,7 @@
 //! `gpu-bench --morph`: what morph targets cost. The bench character gets
-//! `--morph-targets` dense targets (positions and normals on every vertex)
-//! of which `--morph-active` are non-zero per instance (spread over the
+//! `--morph-targets` targets (positions and normals on every vertex, or
+//! on `--morph-moved` per cent of them) of which `--morph-active` are
+//! non-zero per instance (spread over the
 //! list, weights changing from frame to frame and instance to instance).
 //!
 //! CPU: what the CPU stage runs, `MorphBlocksJob` into a reused scratch
@@ -22,10 +23,12 @@ use vkskin::mesh::{MorphJob, MorphSet, MorphTarget};
 
 use super::{median, Args, Bench, Case, Outcome};
 
-/// The morph benchmark's model: `model` with `count` dense targets on mesh
-/// 0 (position deltas up to 2% of the box, normal deltas up to 0.3), from
-/// a fixed seed.
-pub fn with_targets(model: &Model, count: usize) -> Model {
+/// The morph benchmark's model: `model` with `count` targets on mesh 0
+/// (position deltas up to 2% of the box, normal deltas up to 0.3), from a
+/// fixed seed; each moves `moved` per cent of the vertices, a run of
+/// consecutive ones starting at a place of its own (100: dense), the
+/// others' deltas zero.
+pub fn with_targets(model: &Model, count: usize, moved: usize) -> Model {
     let mut out = model.clone();
     let mesh = &mut out.meshes[0];
     let n = mesh.positions.len();
@@ -38,11 +41,20 @@ pub fn with_targets(model: &Model, count: usize) -> Model {
         (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
     };
     let mut vec3 = |r: f32| Vec3::new(next() * r, next() * r, next() * r);
+    let run = (n * moved.min(100)).div_ceil(100);
     mesh.morph.targets = (0..count)
-        .map(|_| MorphTarget {
-            positions: (0..n).map(|_| vec3(scale)).collect(),
-            normals: (0..n).map(|_| vec3(0.3)).collect(),
-            ..MorphTarget::default()
+        .map(|t| {
+            let start = if run < n { t * 7919 % (n - run + 1) } else { 0 };
+            let mut target = MorphTarget {
+                positions: (0..n).map(|_| vec3(scale)).collect(),
+                normals: (0..n).map(|_| vec3(0.3)).collect(),
+                ..MorphTarget::default()
+            };
+            for v in (0..start).chain(start + run..n) {
+                target.positions[v] = Vec3::ZERO;
+                target.normals[v] = Vec3::ZERO;
+            }
+            target
         })
         .collect();
     mesh.morph.first_weight = 0;
@@ -236,12 +248,13 @@ pub fn run(
     descs: &[&'static vkskin::skin::PathDesc],
     device_name: &str,
 ) -> Result<(), String> {
-    let morphing = with_targets(plain, args.morph_targets);
+    let morphing = with_targets(plain, args.morph_targets, args.morph_moved);
     let active = active_list(args.morph_targets, args.morph_active);
     let vertices = plain.meshes[0].vertex_count();
     println!(
-        "gpu-bench --morph: {vertices}-vertex character, {} targets, {} active ({active:?}), on {device_name} (CPU: {})",
+        "gpu-bench --morph: {vertices}-vertex character, {} targets ({}% of the vertices moved by each), {} active ({active:?}), on {device_name} (CPU: {})",
         args.morph_targets,
+        args.morph_moved,
         active.len(),
         super::cpu_model()
     );

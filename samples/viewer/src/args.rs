@@ -16,6 +16,7 @@ Keys (windowed):
   N            every joint's name      R            reframe the camera
   U            up axis Y / Z           B            skinned bounds box
   M            motion view (velocity as colour)
+  G            animation on the CPU / GPU (compute passes)
   Tab          panel on / off          F12 / S      screenshot (screenshot_N.png)
   Esc          quit
 Mouse: drag to orbit, right-drag (or Shift+drag) to pan, wheel to zoom; hover
@@ -26,7 +27,7 @@ count every pass of the redraw loop, drawn or skipped while minimised):
   resize WxH | minimise | restore | path NAME | clip NAME|next|#I |
   crossfade NAME|next|#I SECONDS | speed X | pause | play | seek SECONDS |
   step N | wireframe [on|off] | skeleton [on|off] | names [on|off] |
-  bounds [on|off] | motion [on|off] |
+  bounds [on|off] | motion [on|off] | anim cpu|gpu |
   influences K|file | frames-in-flight N | vsync on|off | panel on|off |
   orbit DYAW DPITCH | zoom F | up y|z | weight I VALUE | weight reset |
   screenshot FILE | open FILE | quit
@@ -86,6 +87,18 @@ pub struct Args {
     /// frame i - 1's pose.
     #[arg(long)]
     pub motion_view: bool,
+    /// Where the animation runs: cpu (sampling, blending and the palettes
+    /// on the CPU) or gpu (the engine's compute passes write the palettes
+    /// from one 32-byte record per mesh). Where GPU animation cannot serve
+    /// (a windowed storage or the CPU stage, the motion view, morph
+    /// targets, no clips) the CPU animates and the reason is printed.
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    pub anim: String,
+    /// A clip file (`.vkclip`, written by `inspect --compress`) whose clips
+    /// replace the model's; its skeleton must match the model's (joint
+    /// count and names).
+    #[arg(long, value_name = "FILE.vkclip")]
+    pub clips: Option<PathBuf>,
     /// Start with the panel hidden (Tab shows it).
     #[arg(long)]
     pub no_panel: bool,
@@ -99,5 +112,12 @@ pub struct Args {
 }
 
 pub use sample_common::parse_size;
+
+impl Args {
+    /// `--anim` as the engine's switch.
+    pub fn anim_on(&self) -> vkskin::skin::anim::AnimateOn {
+        vkskin::skin::anim::AnimateOn::from_name(&self.anim).unwrap_or_default()
+    }
+}
 
 pub use sample_common::Up;

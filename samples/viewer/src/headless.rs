@@ -7,11 +7,12 @@ use sample_common::runner::{self, App, FrameCtx, Setup, Summary};
 use vkskin::anim::{PlaybackMode, SamplingContext, SamplingJob, Transform};
 use vkskin::glam::Mat4;
 use vkskin::gpu::MessageLog;
+use vkskin::skin::anim::{AnimRecord, AnimateOn};
 
 use crate::contact::{self, Thumb};
 use crate::orbit::Orbit;
 use crate::scene::{Scene, SceneDesc};
-use crate::{load_model, Args, CLEAR};
+use crate::{load_model_with_clips, Args, CLEAR};
 
 /// Frames in flight of the headless run (each frame is waited for before
 /// its readback, so more would not overlap anything).
@@ -40,6 +41,8 @@ struct Headless {
     picks: Vec<u64>,
     thumbs: Vec<Thumb>,
     bar: ProgressBar,
+    /// GPU milliseconds of each frame's animation pass (`--anim gpu`).
+    anim_ms: Vec<f64>,
 }
 
 pub fn run(args: &Args) -> Result<MessageLog, String> {
@@ -50,7 +53,11 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         return Err("--frames 0: nothing to draw".into());
     }
     // A bad file fails before any Vulkan work, with the loader's message.
-    let model = load_model(args.file.as_deref(), args.max_influences)?;
+    let model = load_model_with_clips(
+        args.file.as_deref(),
+        args.max_influences,
+        args.clips.as_deref(),
+    )?;
     let clip = match &args.clip {
         Some(name) => Some(find_clip(&model, name)?),
         None if model.clips.is_empty() => None,
@@ -68,6 +75,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
                 depth_format: setup.depth_format,
                 frames_in_flight: setup.frames_in_flight,
                 extras: false,
+                anim: args.anim_on(),
             },
         )?;
         let mut scene = scene;
@@ -108,6 +116,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
         for w in scene.materials.warnings() {
             println!("viewer: warning: {w}");
         }
+        println!("viewer: {}", scene.anim_text());
         let picks = contact::picks(total);
         Ok(Headless {
             locals: scene.model.skeleton.bind_local().to_vec(),
@@ -120,6 +129,7 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
             clip,
             view_proj,
             bar,
+            anim_ms: Vec::new(),
         })
     })
 }
@@ -127,7 +137,12 @@ pub fn run(args: &Args) -> Result<MessageLog, String> {
 impl App for Headless {
     /// Samples the clip at the frame's time and writes its palettes.
     fn prepare(&mut self, f: &FrameCtx<'_>) -> Result<(), String> {
-        if let Some(c) = self.clip {
+        let gpu = self.scene.anim_on() == AnimateOn::Gpu;
+        if let (true, Some(c)) = (gpu, self.clip) {
+            // The contract's clip and time, sampled by the animation pass.
+            self.scene
+                .set_record(AnimRecord::play(c as u32, f.time, 0.0, PlaybackMode::Loop));
+        } else if let Some(c) = self.clip {
             SamplingJob {
                 clip: &self.scene.model.clips[c],
                 context: &mut self.context,
@@ -138,7 +153,9 @@ impl App for Headless {
             .run()
             .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
         }
-        self.scene.pose(&self.locals)?;
+        if !gpu {
+            self.scene.pose(&self.locals)?;
+        }
         let weights = self
             .scene
             .model
@@ -166,6 +183,9 @@ impl App for Headless {
             let e = f.extent;
             self.thumbs.push(contact::thumb(e.width, e.height, rgba));
         }
+        if let Some(ms) = self.scene.collect_anim_ms(f.index)? {
+            self.anim_ms.push(ms);
+        }
         self.bar.inc(1);
         Ok(())
     }
@@ -181,6 +201,19 @@ impl App for Headless {
             s.presented,
             out.display()
         );
+        let pass = if self.scene.anim_on() != AnimateOn::Gpu {
+            String::new()
+        } else if self.anim_ms.is_empty() {
+            ", animation pass: no timestamps".into()
+        } else {
+            self.anim_ms.sort_by(f64::total_cmp);
+            format!(
+                ", animation pass {:.3} ms GPU (median of {})",
+                self.anim_ms[self.anim_ms.len() / 2],
+                self.anim_ms.len()
+            )
+        };
+        println!("viewer: stats: {}{pass}", self.scene.anim_text());
         Ok(())
     }
 }

@@ -28,6 +28,10 @@
 //!   OffscreenTarget::COLOR_FORMAT, OffscreenTarget::DEPTH_FORMAT, 2)` (cull
 //!   mode NONE, no wireframe pipelines), every mesh prepared with its skin's
 //!   `PaletteHierarchy::new(skin, &skeleton)`;
+//! - `--clips FILE.vkclip`: the model's clips are replaced by the clip
+//!   file's (`vkskin::assets::load` of it; its skeleton must match the
+//!   model's joint for joint: count, names, parents), and `--clip` names
+//!   one of them;
 //! - frame `i` samples the chosen clip (`--clip C`, default the model's
 //!   first; the bind pose when the model has none) with a `SamplingJob` at
 //!   `time = i as f32 / fps` (`--fps`, default 30), `PlaybackMode::Loop`,
@@ -55,6 +59,21 @@
 //!   world-space velocity as colour, `0.5 + 0.5 * clamp(velocity / (0.25
 //!   bounds diagonals per second))` per axis (x red, y green, z blue; still
 //!   is grey);
+//! - `--anim gpu`: the path is built with `SkinPathConfig::gpu_animation`,
+//!   `GpuClipStore::new(&device, &model.skeleton, &model.clips)`, one
+//!   `GpuAnimator::new(&store, &path, &mesh, &model.skins[mesh.skin])` per
+//!   prepared mesh; each mesh is written with `write_records(|_|
+//!   (Affine3A::IDENTITY, [1.0; 4]))` instead of its palette, and before
+//!   `prepass` each animator records `AnimRecord::play(clip, time, 0.0,
+//!   PlaybackMode::Loop)` at `now = 0` (the same clip and time, sampled by
+//!   the compute pass): the frame equals `--anim cpu`'s within the GPU's
+//!   rounding. Where GPU animation cannot serve (a windowed storage or the
+//!   CPU stage, `--motion-view`, a model with morph targets or without
+//!   clips, compressed clips, a skeleton past the device's shared memory)
+//!   the frame is `--anim cpu`'s and the reason is printed: the run does
+//!   not fail. The first lines say `animation on the GPU` (or `on the
+//!   CPU` with the reason); the last, `viewer: stats: ...`, repeats it
+//!   with the animation pass's median GPU time where timestamps exist;
 //! - no panel, no skeleton overlay, no text. Frames are written as
 //!   `frame_0000.png`, `frame_0001.png`, ... and `contact_sheet.png` (see
 //!   [`contact`]) in the `--out` folder.
@@ -65,6 +84,7 @@
 pub mod args;
 pub mod contact;
 mod egui_pass;
+pub mod gpu_anim;
 pub mod headless;
 pub mod orbit;
 pub mod player;
@@ -108,6 +128,25 @@ pub fn run(args: Args) -> ExitCode {
         Ok(log) => report("viewer", &log),
         Err(e) => fail("viewer", &e),
     }
+}
+
+/// [`load_model`], then with `--clips FILE.vkclip` the clip file's clips
+/// in place of the model's (an `Err` naming both files when the file's
+/// skeleton is not the model's: joint count, names, parents).
+pub fn load_model_with_clips(
+    file: Option<&Path>,
+    max_influences: usize,
+    clips: Option<&Path>,
+) -> Result<Model, String> {
+    let mut model = load_model(file, max_influences)?;
+    if let Some(c) = clips {
+        let label = file.map_or_else(
+            || "the built-in character".to_string(),
+            |f| f.display().to_string(),
+        );
+        sample_common::clips::attach(&mut model, &label, c)?;
+    }
+    Ok(model)
 }
 
 /// The model a run starts with: the file, or the built-in character

@@ -11,10 +11,12 @@ use vkskin::gpu::{vk, Device, GpuError, ShaderSources};
 use vkskin::materials::ModelMaterials;
 use vkskin::mesh::{normalize_influences, SkinnedMesh};
 use vkskin::render::JointMarkers;
+use vkskin::skin::anim::{AnimRecord, AnimateOn};
 use vkskin::skin::{
     Batch, FrameSets, FrameUniforms, PathDesc, PreparedMesh, SkinPath, SkinPathConfig,
 };
 
+use crate::gpu_anim::{Fallback, GpuAnim};
 use crate::{BOUNDS_SAMPLES, LIGHT};
 
 const MARKER: [f32; 4] = [1.0, 0.45, 0.15, 1.0];
@@ -27,6 +29,9 @@ pub struct SceneDesc {
     pub frames_in_flight: usize,
     /// Build wireframe pipelines and joint markers (the window's extras).
     pub extras: bool,
+    /// Where the animation is asked to run (the GPU where it can serve the
+    /// path, else the CPU with the reason: [`Scene::anim_fallback`]).
+    pub anim: AnimateOn,
 }
 
 /// The longest skin's palette (at least 1): what `skin::auto` is asked about.
@@ -76,6 +81,10 @@ pub struct Scene {
     /// Seconds of animation between the last frame and the next (the
     /// motion view's colour scale); set by the caller.
     pub motion_dt: f32,
+    /// GPU animation, when asked for and able to serve the path.
+    gpu: Option<GpuAnim>,
+    /// Why GPU animation was asked for and the CPU animates.
+    fallback: Option<Fallback>,
 }
 
 /// The motion view's colour saturates at this many bounds diagonals per
@@ -156,7 +165,116 @@ impl Scene {
             motion: false,
             previous: None,
             motion_dt: 1.0 / 30.0,
+            gpu: None,
+            fallback: None,
         })
+        .map(|mut s: Self| {
+            s.refresh_anim();
+            s
+        })
+    }
+
+    /// Builds (or drops) GPU animation for the current path and meshes.
+    fn refresh_anim(&mut self) {
+        self.gpu = None;
+        self.fallback = None;
+        if self.desc.anim == AnimateOn::Gpu {
+            match GpuAnim::new(
+                &self.device,
+                &self.model,
+                &self.path,
+                &self.meshes,
+                self.motion,
+                self.desc.frames_in_flight,
+            ) {
+                Ok(g) => self.gpu = Some(g),
+                Err(why) => self.fallback = Some(why),
+            }
+        }
+    }
+
+    /// Where the animation runs now.
+    pub fn anim_on(&self) -> AnimateOn {
+        if self.gpu.is_some() {
+            AnimateOn::Gpu
+        } else {
+            AnimateOn::Cpu
+        }
+    }
+
+    /// Where the animation was asked to run.
+    pub fn anim_asked(&self) -> AnimateOn {
+        self.desc.anim
+    }
+
+    /// Why GPU animation was asked for and the CPU animates (`None`: it
+    /// runs where asked).
+    pub fn anim_fallback(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// "animation on the GPU", or "animation on the CPU" with the reason
+    /// when the GPU was asked for: the stats line's words.
+    pub fn anim_text(&self) -> String {
+        match (&self.gpu, &self.fallback) {
+            (Some(_), _) => "animation on the GPU".into(),
+            (None, Some(why)) => {
+                format!("animation on the CPU (GPU animation cannot serve: {why})")
+            }
+            (None, None) => "animation on the CPU".into(),
+        }
+    }
+
+    /// Asks for the animation on `on`: rebuilds the path (GPU animation
+    /// writes the palette buffers as storage buffers) and the animators;
+    /// where the GPU cannot serve, the CPU animates ([`Scene::anim_fallback`]).
+    pub fn set_anim(&mut self, on: AnimateOn) -> Result<(), String> {
+        if on == self.desc.anim {
+            return Ok(());
+        }
+        let mut desc = self.desc.clone();
+        desc.anim = on;
+        let (path, meshes) = build_path(
+            &self.device,
+            &desc,
+            self.path.desc(),
+            &self.model,
+            &self.hierarchies,
+            self.influences,
+            self.motion,
+        )?;
+        self.path = path;
+        self.meshes = meshes;
+        self.batches.fill(None);
+        self.desc = desc;
+        self.refresh_anim();
+        Ok(())
+    }
+
+    /// The record GPU animation draws the next frame with (ignored when
+    /// the CPU animates).
+    pub fn set_record(&mut self, record: AnimRecord) {
+        if let Some(g) = &mut self.gpu {
+            g.record = record;
+        }
+    }
+
+    /// GPU milliseconds of the animation pass, last read (`None`: the CPU
+    /// animates, or the queue has no timestamps).
+    pub fn anim_gpu_ms(&self) -> Option<f64> {
+        self.gpu.as_ref().and_then(|g| g.last_ms)
+    }
+
+    /// Reads slot `frame`'s animation-pass time now that its fence has
+    /// passed (headless frames wait for each submission).
+    pub fn collect_anim_ms(&mut self, frame: usize) -> Result<Option<f64>, String> {
+        match &mut self.gpu {
+            Some(g) => {
+                g.collect(frame)?;
+                Ok(g.last_ms)
+            }
+            None => Ok(None),
+        }
     }
 
     /// Whether the motion view is on.
@@ -184,6 +302,7 @@ impl Scene {
         self.batches.fill(None);
         self.motion = on;
         self.previous = None;
+        self.refresh_anim();
         Ok(())
     }
 
@@ -243,6 +362,7 @@ impl Scene {
         self.path = path;
         self.meshes = meshes;
         self.batches.fill(None);
+        self.refresh_anim();
         Ok(())
     }
 
@@ -264,6 +384,7 @@ impl Scene {
         self.meshes = meshes;
         self.batches.fill(None);
         self.influences = k;
+        self.refresh_anim();
         Ok(())
     }
 
@@ -287,6 +408,7 @@ impl Scene {
         self.frame_sets = frame_sets;
         self.batches.fill(None);
         self.desc = desc;
+        self.refresh_anim();
         Ok(())
     }
 
@@ -343,6 +465,9 @@ impl Scene {
     /// written with their slice of [`Scene::weights`].
     pub fn update(&mut self, frame: usize, view_proj: Mat4) -> Result<(), String> {
         self.path.begin_frame(frame).map_err(gpu)?;
+        if let Some(g) = &mut self.gpu {
+            g.begin_frame(frame)?;
+        }
         let mut report = PaletteReport::default();
         for (i, mesh) in self.meshes.iter().enumerate() {
             let skin = &self.skins[self.model.meshes[i].skin];
@@ -351,7 +476,12 @@ impl Scene {
             let mut writer = self.path.batch(frame, mesh, 1).map_err(gpu)?;
             self.batches[i] = Some(writer.batch());
             let targets = &self.model.meshes[i].morph;
-            let r = if self.motion {
+            let r = if self.gpu.is_some() {
+                // The palettes are the animation pass's (`prepass`).
+                writer
+                    .write_records(|_| (Affine3A::IDENTITY, tint))
+                    .map(|()| PaletteReport::default())
+            } else if self.motion {
                 let w = targets.weights(&self.weights).unwrap_or(&[]);
                 let previous = self.previous.as_ref().map(|(skins, weights)| {
                     (
@@ -402,21 +532,16 @@ impl Scene {
     }
 
     fn batch_list(&self) -> Result<Vec<(&Batch, &PreparedMesh)>, String> {
-        self.batches
-            .iter()
-            .zip(&self.meshes)
-            .map(|(b, m)| {
-                b.as_ref()
-                    .map(|b| (b, m))
-                    .ok_or_else(|| "Scene::record before Scene::update".to_string())
-            })
-            .collect()
+        batch_list(&self.batches, &self.meshes)
     }
 
-    /// Records what precedes the rendering scope (GPU timer, compute
-    /// skinning).
-    pub fn prepass(&self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
-        let list = self.batch_list()?;
+    /// Records what precedes the rendering scope (GPU animation, GPU
+    /// timer, compute skinning).
+    pub fn prepass(&mut self, cmd: vk::CommandBuffer, frame: usize) -> Result<(), String> {
+        let list = batch_list(&self.batches, &self.meshes)?;
+        if let Some(g) = &mut self.gpu {
+            g.record(cmd, &self.path, frame, &list)?;
+        }
         self.path.prepass(cmd, frame, &list).map_err(gpu)
     }
 
@@ -480,6 +605,22 @@ impl Scene {
     }
 }
 
+/// Each mesh with its batch of the frame.
+fn batch_list<'a>(
+    batches: &'a [Option<Batch>],
+    meshes: &'a [PreparedMesh],
+) -> Result<Vec<(&'a Batch, &'a PreparedMesh)>, String> {
+    batches
+        .iter()
+        .zip(meshes)
+        .map(|(b, m)| {
+            b.as_ref()
+                .map(|b| (b, m))
+                .ok_or_else(|| "Scene::record before Scene::update".to_string())
+        })
+        .collect()
+}
+
 /// A new path and every mesh prepared for it (with at most `influences`
 /// per vertex when given).
 fn build_path(
@@ -494,6 +635,7 @@ fn build_path(
     let mut cfg = SkinPathConfig::new(desc.color_format, desc.depth_format, desc.frames_in_flight);
     cfg.wireframe = desc.extras && device.features().fill_mode_non_solid;
     cfg.motion = motion;
+    cfg.gpu_animation = desc.anim == AnimateOn::Gpu;
     let mut path = SkinPath::new(device, path_desc, cfg).map_err(gpu)?;
     let mut meshes = Vec::with_capacity(model.meshes.len());
     for mesh in &model.meshes {

@@ -45,6 +45,8 @@ pub enum Action {
     Bounds(Option<bool>),
     /// The motion view (velocity as colour).
     Motion(Option<bool>),
+    /// Where the animation runs; `None` toggles CPU / GPU.
+    Anim(Option<vkskin::skin::anim::AnimateOn>),
     Names(Option<bool>),
     Panel(Option<bool>),
     ResetCamera,
@@ -171,6 +173,13 @@ fn parse_event(event: &str) -> Result<Action, String> {
         "names" => Action::Names(on_off(arg)?),
         "bounds" => Action::Bounds(on_off(arg)?),
         "motion" => Action::Motion(on_off(arg)?),
+        "anim" => Action::Anim(match arg {
+            None => None,
+            Some(a) => Some(
+                vkskin::skin::anim::AnimateOn::from_name(a)
+                    .ok_or_else(|| format!("anim needs cpu or gpu, not {a:?}"))?,
+            ),
+        }),
         "panel" => Action::Panel(on_off(arg)?),
         "influences" => match arg {
             Some("file") => Action::Influences(None),
@@ -263,6 +272,17 @@ mod tests {
             let e = Script::parse(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn anim_sets_or_toggles_where_the_animation_runs() {
+        use vkskin::skin::anim::AnimateOn;
+        let mut s = Script::parse("3:anim gpu; 4:anim cpu; 5:anim").unwrap();
+        assert_eq!(s.due(3), vec![Action::Anim(Some(AnimateOn::Gpu))]);
+        assert_eq!(s.due(4), vec![Action::Anim(Some(AnimateOn::Cpu))]);
+        assert_eq!(s.due(5), vec![Action::Anim(None)]);
+        let e = Script::parse("5:anim tpu").unwrap_err();
+        assert!(e.contains("cpu or gpu"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct Stats {
     pub cpu_ms: f32,
     /// GPU milliseconds of the skinning path's work (timestamps).
     pub gpu_ms: Option<f64>,
+    /// Where the animation ran.
+    pub anim: vkskin::skin::anim::AnimateOn,
+    /// GPU milliseconds of the animation pass (GPU animation, timestamps).
+    pub anim_gpu_ms: Option<f64>,
 }
 
 /// What the panel shows.
@@ -53,6 +57,10 @@ pub struct Snapshot<'a> {
     pub bounds: bool,
     /// Whether the motion view (velocity as colour) is on.
     pub motion: bool,
+    /// Where the animation was asked to run, and why the CPU runs it
+    /// when the GPU was asked for and cannot serve.
+    pub anim_asked: vkskin::skin::anim::AnimateOn,
+    pub anim_fallback: Option<&'a str>,
     /// The skinned box's eight corners on screen (bit 0 of the index: x at
     /// max, bit 1: y, bit 2: z), empty when not drawn.
     pub bounds_on_screen: &'a [Option<Pos2>],
@@ -287,6 +295,23 @@ fn skinning(ui: &mut egui::Ui, s: &Snapshot<'_>, actions: &mut Vec<Action>) {
             }
         }
     });
+    ui.horizontal(|ui| {
+        use vkskin::skin::anim::AnimateOn;
+        ui.label("animation");
+        for on in [AnimateOn::Cpu, AnimateOn::Gpu] {
+            if ui
+                .radio(s.anim_asked == on, crate::gpu_anim::label(on))
+                .on_hover_text("G; --anim; GPU: the engine's compute passes write the palettes")
+                .clicked()
+                && s.anim_asked != on
+            {
+                actions.push(Action::Anim(Some(on)));
+            }
+        }
+    });
+    if let Some(why) = s.anim_fallback {
+        ui.label(RichText::new(format!("animated on the CPU: {why}")).color(Color32::YELLOW));
+    }
     let mut vsync = s.vsync;
     if ui.checkbox(&mut vsync, "vsync").changed() {
         actions.push(Action::Vsync(vsync));
@@ -366,6 +391,13 @@ fn stats(ui: &mut egui::Ui, s: &Snapshot<'_>) {
             ui.end_row();
         };
         row("fps", format!("{:.1}", s.stats.fps));
+        row(
+            "animation",
+            match s.stats.anim_gpu_ms {
+                Some(ms) => format!("{} (pass {ms:.3} ms)", crate::gpu_anim::label(s.stats.anim)),
+                None => crate::gpu_anim::label(s.stats.anim).to_owned(),
+            },
+        );
         row("CPU anim", format!("{:.3} ms", s.stats.cpu_ms));
         row(
             "GPU skin+draw",

@@ -11,6 +11,7 @@ use sample_common::runner::{self, App, Control, FrameCtx, Summary};
 use vkskin::glam::{Mat4, Vec3};
 use vkskin::gpu::{vk, Device, MessageLog};
 use vkskin::render::Camera;
+use vkskin::skin::anim::{AnimRecord, AnimateOn};
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{Key, ModifiersState, NamedKey};
 
@@ -21,7 +22,7 @@ use crate::player::Player;
 use crate::scene::{Scene, SceneDesc};
 use crate::script::{Action, ClipRef, Script};
 use crate::ui::{self, Note, Snapshot, Stats};
-use crate::{load_model, Args, CLEAR};
+use crate::{load_model, load_model_with_clips, Args, CLEAR};
 
 /// Step of the frame-step keys and buttons, seconds.
 pub const STEP_SECONDS: f32 = 1.0 / 30.0;
@@ -79,6 +80,9 @@ struct Viewer {
     panel_points: f32,
     frame: Option<Prepared>,
     shots: u32,
+    /// Where the animation runs, in words, as last reported (a change,
+    /// by any action, is a message).
+    anim_text: String,
 }
 
 pub fn run(args: &Args) -> Result<MessageLog, String> {
@@ -107,7 +111,11 @@ impl Viewer {
         let window = setup.window.ok_or("the viewer's window is missing")?;
         let device = setup.device;
         let mut notes = Vec::new();
-        let model = match load_model(args.file.as_deref(), args.max_influences) {
+        let model = match load_model_with_clips(
+            args.file.as_deref(),
+            args.max_influences,
+            args.clips.as_deref(),
+        ) {
             Ok(m) => m,
             Err(e) => {
                 // The error is shown; the viewer goes on with the built-in
@@ -121,6 +129,7 @@ impl Viewer {
             depth_format: setup.depth_format,
             frames_in_flight: setup.frames_in_flight,
             extras: true,
+            anim: args.anim_on(),
         };
         let mut scene = match Scene::new(device, model.clone(), args.path.as_deref(), desc.clone())
         {
@@ -134,6 +143,12 @@ impl Viewer {
         if args.motion_view {
             scene.set_motion_view(true)?;
         }
+        let anim_text = scene.anim_text();
+        note(
+            &mut notes,
+            anim_text.clone(),
+            scene.anim_fallback().is_some(),
+        );
         let clip = args.clip.as_deref().and_then(|name| {
             find_clip(&scene.model, name)
                 .map_err(|e| note(&mut notes, e, true))
@@ -185,6 +200,7 @@ impl Viewer {
             panel_points: 0.0,
             frame: None,
             shots: 0,
+            anim_text,
         })
     }
 
@@ -359,6 +375,13 @@ impl Viewer {
                     .set_motion_view(on)
                     .map_err(|e| Refused(format!("motion view on {}: {e}", scene.path().name)))?;
             }
+            Action::Anim(on) => {
+                let on = on.unwrap_or(match scene.anim_asked() {
+                    AnimateOn::Cpu => AnimateOn::Gpu,
+                    AnimateOn::Gpu => AnimateOn::Cpu,
+                });
+                scene.set_anim(on).map_err(Fatal)?;
+            }
             Action::Panel(v) => self.flags.panel = v.unwrap_or(!self.flags.panel),
             Action::ResetCamera => {
                 self.orbit = Orbit::with_up(self.scene.model.file_axis(self.flags.up.vector()))
@@ -403,6 +426,7 @@ impl Viewer {
             depth_format: runner::DEPTH_FORMAT,
             frames_in_flight: self.scene.frames_in_flight(),
             extras: true,
+            anim: self.scene.anim_asked(),
         };
         self.device.wait_idle().map_err(err)?;
         let current = self.scene.path().name;
@@ -466,6 +490,7 @@ impl Viewer {
                 "n" => Action::Names(None),
                 "b" => Action::Bounds(None),
                 "m" => Action::Motion(None),
+                "g" => Action::Anim(None),
                 "r" => Action::ResetCamera,
                 "u" => Action::Up(None),
                 "s" => Action::Screenshot(None),
@@ -564,6 +589,14 @@ impl App for Viewer {
         for (action, scripted) in std::mem::take(&mut self.pending) {
             self.apply(action, scripted, ctl)?;
         }
+        // A path, view or model change may move the animation (GPU
+        // animation serves only some paths): say where it runs now.
+        let text = self.scene.anim_text();
+        if text != self.anim_text {
+            let fell_back = self.scene.anim_fallback().is_some();
+            self.anim_text = text.clone();
+            self.note(text, fell_back);
+        }
         Ok(())
     }
 
@@ -578,11 +611,35 @@ impl App for Viewer {
         } else {
             0.0
         };
-        let locals = self
-            .player
-            .sample(&self.scene.model)
-            .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
-        self.scene.pose(locals)?;
+        // With GPU animation the CPU poses the skeleton only for the
+        // overlays that show it (the joints, the skinned box).
+        let gpu = self.scene.anim_on() == AnimateOn::Gpu;
+        if gpu {
+            let p = &self.player;
+            let mut record = AnimRecord::play(
+                p.clip.unwrap_or(0) as u32,
+                p.time,
+                0.0,
+                vkskin::anim::PlaybackMode::Loop,
+            );
+            if let Some(f) = &p.fade {
+                record = record.crossfade(
+                    f.to as u32,
+                    f.time,
+                    0.0,
+                    vkskin::anim::PlaybackMode::Loop,
+                    f.weight(),
+                );
+            }
+            self.scene.set_record(record);
+        }
+        if !gpu || self.flags.skeleton || self.flags.names || self.flags.bounds {
+            let locals = self
+                .player
+                .sample(&self.scene.model)
+                .map_err(|e| format!("{}: {e}", self.scene.model.name))?;
+            self.scene.pose(locals)?;
+        }
         let weights = self
             .player
             .sample_weights(&self.scene.model)
@@ -624,6 +681,8 @@ impl App for Viewer {
         if let Some(ms) = self.scene.gpu_ms(f.index) {
             self.stats.gpu_ms = Some(ms);
         }
+        self.stats.anim = self.scene.anim_on();
+        self.stats.anim_gpu_ms = self.scene.anim_gpu_ms();
 
         let joints_on_screen: Vec<Option<egui::Pos2>> = if self.flags.skeleton || self.flags.names {
             self.scene
@@ -690,6 +749,8 @@ impl App for Viewer {
             skeleton: self.flags.skeleton,
             bounds: self.flags.bounds,
             motion: scene.motion_view(),
+            anim_asked: scene.anim_asked(),
+            anim_fallback: scene.anim_fallback(),
             bounds_on_screen: &bounds_on_screen,
             names: self.flags.names,
             stats: self.stats,

@@ -335,3 +335,40 @@ fn morph_weights_set_by_script_change_the_window() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The window with GPU animation: `anim gpu` on an instanced path, a
+/// crossfade and the skeleton overlay on it, a windowed path (the CPU
+/// animates, saying why), back to an instanced one (the GPU again), then
+/// `anim cpu`; validation silent.
+#[test]
+fn gpu_animation_in_the_window_follows_the_path() {
+    let Some(xvfb) = vkskin_tests::xvfb::start("the windowed viewer's GPU animation") else {
+        return;
+    };
+    let script = "5:path 4x3-ssbo; 10:anim gpu; 15:crossfade next 0.3; 20:skeleton; \
+                  30:path 4x3-ubo; 40:path dq-texel; 50:anim cpu";
+    let r = run_viewer(
+        &xvfb,
+        &["--size", "320x240", "--frames", "60", "--script", script],
+        Duration::from_secs(300),
+    );
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.out, r.err);
+    assert!(r.status.success(), "viewer exited with {}\n{ctx}", r.status);
+    assert!(
+        !r.err.contains("validation layer reported"),
+        "validation messages\n{ctx}"
+    );
+    let gpu = r.out.matches("viewer: animation on the GPU").count();
+    assert_eq!(gpu, 2, "GPU animation on 4x3-ssbo and on dq-texel\n{ctx}");
+    assert!(
+        r.err
+            .contains("animation on the CPU (GPU animation cannot serve: path 4x3-ubo"),
+        "no fallback on 4x3-ubo\n{ctx}"
+    );
+    // The first line (CPU, asked) and the last (`anim cpu`).
+    assert_eq!(
+        r.out.matches("viewer: animation on the CPU").count(),
+        2,
+        "{ctx}"
+    );
+}

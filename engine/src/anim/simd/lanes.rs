@@ -2,8 +2,9 @@
 //! eight vertices ([`Vec3x8`]), the cofactor normal matrix
 //! ([`cofactor`], [`similarity_cofactor`]), a baked SQUAD interval
 //! ([`SquadSpan`]), a clip's lane group of eight timelines ([`LaneGroup`]),
-//! its solo vec3 tracks ([`SoloVec3`], [`Vec3Field`])
-//! and the polynomial constants of the scalar and SIMD
+//! its solo vec3 tracks ([`SoloVec3`], [`Vec3Field`]), the CPU morph's
+//! pass over a chunk of vertices ([`morph_pass`], the one definition every
+//! tier compiles) and the polynomial constants of the scalar and SIMD
 //! slerps; and, re-exported, the pose and palette types the kernels read
 //! and write. This module sits below both kernels and jobs: it imports no
 //! kernel and no job, only the leaf data-type modules re-exported here
@@ -237,4 +238,143 @@ pub(crate) struct PackedLanes {
     pub seg_ext: [[f32; 8]; 3],
     pub clip_min: [[f32; 8]; 3],
     pub clip_ext: [[f32; 8]; 3],
+}
+
+/// Most active targets one pass of the CPU morph folds into a block (more
+/// take further passes over the chunk).
+pub(crate) const MORPH_PASS_TARGETS: usize = 8;
+
+/// One active target in a pass of [`morph_pass`]: its delta blocks (per
+/// block of eight vertices, positions then normals), their block numbers
+/// (empty: one block per block of the mesh, dense), its weight, and for a
+/// sparse target the position in `index` of its first block at or after
+/// the pass's current block (the caller sets it for the chunk's first
+/// block; the pass advances it).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MorphEntry<'a> {
+    pub(crate) blocks: &'a [[Vec3x8; 2]],
+    pub(crate) index: &'a [u32],
+    pub(crate) weight: f32,
+    pub(crate) cursor: usize,
+}
+
+/// What a pass of [`morph_pass`] writes: a chunk's morphed vertices as
+/// whole blocks of eight and as `Vec3` streams (normals empty without
+/// normals).
+pub(crate) struct MorphOut<'a> {
+    pub(crate) position_blocks: &'a mut [Vec3x8],
+    pub(crate) normal_blocks: &'a mut [Vec3x8],
+    pub(crate) positions: &'a mut [Vec3],
+    pub(crate) normals: &'a mut [Vec3],
+}
+
+/// One pass of the CPU morph over a chunk of `out.positions.len()`
+/// vertices whose first block is the mesh's block `b0`: per block, the
+/// sums so far (`first`: the bind vertices, `base_blocks` for the chunk's
+/// whole blocks and `base_tail` for the vertices of a last partial one;
+/// else what the pass before wrote into `out`), plus each of `pass`'s
+/// weighted deltas in order (`acc += d * w`, lane by lane, `MorphJob`'s
+/// `o += d * w`); on the `last` pass the normals renormalised (glam's
+/// `normalize_or_zero`, lane by lane) and the `Vec3` streams written too.
+/// The definition of the CPU morph: every tier runs this code (the AVX2
+/// tier compiled with its features, `avx2::morph_pass`), so every tier
+/// gives the same floats.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn morph_pass(
+    base_blocks: (&[Vec3x8], &[Vec3x8]),
+    base_tail: (&[Vec3], &[Vec3]),
+    b0: usize,
+    pass: &mut [MorphEntry],
+    first: bool,
+    last: bool,
+    out: MorphOut,
+) {
+    let n = out.positions.len();
+    let with_normals = !out.normals.is_empty();
+    let whole = n / 8;
+    for lb in 0..n.div_ceil(8) {
+        let (mut p, mut q) = match (first, lb < whole) {
+            (true, true) => (
+                base_blocks.0[lb],
+                base_blocks.1.get(lb).copied().unwrap_or_default(),
+            ),
+            (true, false) => (
+                Vec3x8::from_vec3s(base_tail.0),
+                Vec3x8::from_vec3s(base_tail.1),
+            ),
+            (false, true) => (
+                out.position_blocks[lb],
+                out.normal_blocks.get(lb).copied().unwrap_or_default(),
+            ),
+            (false, false) => (
+                Vec3x8::from_vec3s(&out.positions[8 * lb..]),
+                Vec3x8::from_vec3s(out.normals.get(8 * lb..).unwrap_or(&[])),
+            ),
+        };
+        let b = b0 + lb;
+        for e in pass.iter_mut() {
+            let d = if e.index.is_empty() {
+                &e.blocks[b]
+            } else if e.index.get(e.cursor).is_some_and(|&i| i as usize == b) {
+                e.cursor += 1;
+                &e.blocks[e.cursor - 1]
+            } else {
+                continue;
+            };
+            add_scaled(&mut p, &d[0], e.weight);
+            if with_normals {
+                add_scaled(&mut q, &d[1], e.weight);
+            }
+        }
+        if last && with_normals {
+            normalize_or_zero(&mut q);
+        }
+        if lb < whole {
+            out.position_blocks[lb] = p;
+            if with_normals {
+                out.normal_blocks[lb] = q;
+            }
+        }
+        if last || lb >= whole {
+            let end = (8 * lb + 8).min(n);
+            write_vec3s(&p, &mut out.positions[8 * lb..end]);
+            if with_normals {
+                write_vec3s(&q, &mut out.normals[8 * lb..end]);
+            }
+        }
+    }
+}
+
+/// `acc += d * w`, lane by lane (`MorphJob`'s `o += d * w`).
+#[inline(always)]
+fn add_scaled(acc: &mut Vec3x8, d: &Vec3x8, w: f32) {
+    for l in 0..8 {
+        acc.x[l] += d.x[l] * w;
+        acc.y[l] += d.y[l] * w;
+        acc.z[l] += d.z[l] * w;
+    }
+}
+
+/// glam's `Vec3::normalize_or_zero`, lane by lane: times `1 / sqrt(|v|^2)`
+/// where that is finite and positive, else zero.
+#[inline(always)]
+fn normalize_or_zero(v: &mut Vec3x8) {
+    for l in 0..8 {
+        let len = (v.x[l] * v.x[l] + v.y[l] * v.y[l] + v.z[l] * v.z[l]).sqrt();
+        let r = 1.0 / len;
+        // `r.is_finite() && r > 0.0`, in comparisons that vectorise.
+        let keep = r > 0.0 && r < f32::INFINITY;
+        for c in [&mut v.x[l], &mut v.y[l], &mut v.z[l]] {
+            *c = if keep { *c * r } else { 0.0 };
+        }
+    }
+}
+
+/// The first `out.len()` (at most 8) lanes of `b` as `Vec3`s.
+#[inline(always)]
+fn write_vec3s(b: &Vec3x8, out: &mut [Vec3]) {
+    for (l, o) in out.iter_mut().enumerate().take(8) {
+        *o = Vec3::new(b.x[l], b.y[l], b.z[l]);
+    }
 }

@@ -42,6 +42,16 @@ pub struct SkinPathConfig {
     /// The palette buffers are also storage buffers, so that GPU
     /// animation (`skin::anim::GpuAnimator`) can write them.
     pub gpu_animation: bool,
+    /// Extra usage flags for the compute and CPU stages' skinned-output
+    /// buffer (see `SkinPath::skinned_output`), on top of vertex buffer,
+    /// storage buffer (compute) and transfer source. A host that builds
+    /// ray-tracing acceleration structures from the skinned vertices asks
+    /// for `SHADER_DEVICE_ADDRESS | ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_KHR`
+    /// here, having enabled `bufferDeviceAddress` and
+    /// `VK_KHR_acceleration_structure` on the device it gave vkskin.
+    /// `SHADER_DEVICE_ADDRESS` on a device without `bufferDeviceAddress`
+    /// is an `Err` from `SkinPath::new`. Empty by default.
+    pub output_usage: vk::BufferUsageFlags,
     /// Where the GLSL comes from (the embedded `shaders/` by default).
     pub sources: ShaderSources,
 }
@@ -66,6 +76,7 @@ impl SkinPathConfig {
             morph_bytes_limit: None,
             motion: false,
             gpu_animation: false,
+            output_usage: vk::BufferUsageFlags::empty(),
             sources: ShaderSources::embedded(),
         }
     }

@@ -12,6 +12,7 @@ mod batch;
 mod compute;
 mod config;
 mod gpu_anim;
+mod host;
 mod input;
 mod layouts;
 mod output;
@@ -26,6 +27,7 @@ use glam::Vec3;
 
 pub use batch::{Batch, BatchWriter, InstanceWriter};
 pub use config::SkinPathConfig;
+pub use host::{HostVertexRoute, SkinnedOutput, HOST_SKIN_HEADER, HOST_SKIN_INCLUDE};
 
 use super::capture::CaptureBuffer;
 use super::instance::{DrawPush, InstanceRecord};
@@ -156,6 +158,16 @@ impl SkinPath {
         if cfg.capture && !device.features().vertex_pipeline_stores_and_atomics {
             return Err(GpuError::InvalidArgument(
                 "capture mode needs vertexPipelineStoresAndAtomics, which this device lacks".into(),
+            ));
+        }
+        if cfg
+            .output_usage
+            .contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+            && !device.features().buffer_device_address
+        {
+            return Err(GpuError::InvalidArgument(
+                "output_usage asks for SHADER_DEVICE_ADDRESS, but this device lacks bufferDeviceAddress"
+                    .into(),
             ));
         }
         let limits = device.limits();
@@ -908,7 +920,7 @@ impl SkinPath {
             d.cmd_bind_index_buffer(cmd, prepared.indices.raw(), 0, vk::IndexType::UINT32);
         }
         if vertex_stage {
-            self.record_vertex(cmd, slot, batch, prepared)
+            self.record_vertex(cmd, slot, batch, prepared, layout)
         } else {
             self.record_output(cmd, slot, batch, prepared)
         }

@@ -26,7 +26,11 @@ impl SkinPath {
         // previous normals (the CPU job's; the compute stage leaves them).
         let regions = if self.cfg.motion { 4 } else { 2 };
         let size = (cap * 12 * regions) as u64;
-        let usage = vk::BufferUsageFlags::VERTEX_BUFFER;
+        // Transfer source: a host may copy it (the compute route); the
+        // host's extra usages (an acceleration-structure build's input).
+        let usage = vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | self.cfg.output_usage;
         let mut buf = if stage == Stage::Compute {
             Buffer::new(
                 &d,

@@ -10,13 +10,15 @@ use crate::skin::storage::PartDraw;
 impl SkinPath {
     /// Records the vertex stage's draws of `batch`: the mesh's streams,
     /// then each partition through the storage (the pipeline, frame set and
-    /// index buffer are bound by `record_draw`).
+    /// index buffer are bound by `record_draw`), with `layout` (the path's
+    /// graphics layout, or a host's holding its set 1 and push range).
     pub(super) fn record_vertex(
         &self,
         cmd: vk::CommandBuffer,
         slot: &Slot,
         batch: &Batch,
         prepared: &PreparedMesh,
+        layout: vk::PipelineLayout,
     ) -> GpuResult<()> {
         let d = self.device.raw();
         let storage = self.desc.storage.ok_or_else(missing)?;
@@ -26,7 +28,8 @@ impl SkinPath {
             .as_ref()
             .unwrap_or(&prepared.influences0);
         // SAFETY: `cmd` is recording inside a rendering scope with this
-        // path's vertex-stage pipeline bound, whose bindings 0 to 3, 7 (and
+        // path's vertex-stage pipeline bound (or a host's built with the
+        // same vertex input, `HostVertexRoute`), whose bindings 0 to 3, 7 (and
         // 4 in capture mode) these are; the buffers live until the frame
         // retires.
         unsafe {
@@ -51,7 +54,7 @@ impl SkinPath {
             storage.record_part(&PartDraw {
                 device: &self.device,
                 cmd,
-                layout: self.graphics_layout.raw(),
+                layout,
                 palette_set: slot.palette_set,
                 push_prefix: &slot.push_prefix,
                 host_palettes: &slot.push,

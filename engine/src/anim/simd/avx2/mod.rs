@@ -27,6 +27,7 @@ pub(crate) mod lbs;
 pub(crate) mod lbs1;
 pub(crate) mod lbs_pipelined;
 pub(crate) mod local_to_model;
+pub(crate) mod morph;
 pub(crate) mod palette;
 pub(crate) mod sampling;
 pub(crate) mod timelines;
