@@ -44,8 +44,8 @@ pub struct Args {
     pub model: Option<PathBuf>,
     /// A clip file (`.vkclip`, written by `inspect --compress`) whose
     /// compressed clips replace the model's; its skeleton must match the
-    /// model's (joint count, names, parents). The GPU animation passes
-    /// play uncompressed clips only: `--anim gpu` refuses these.
+    /// model's (joint count, names, parents). `--anim gpu` decodes them in
+    /// the animation pass.
     #[arg(long, value_name = "FILE.vkclip")]
     pub clips: Option<PathBuf>,
     /// Instances in the grid.

@@ -69,7 +69,7 @@
 //!   the compute pass): the frame equals `--anim cpu`'s within the GPU's
 //!   rounding. Where GPU animation cannot serve (a windowed storage or the
 //!   CPU stage, `--motion-view`, a model with morph targets or without
-//!   clips, compressed clips, a skeleton past the device's shared memory)
+//!   clips, a skeleton past the device's shared memory)
 //!   the frame is `--anim cpu`'s and the reason is printed: the run does
 //!   not fail. The first lines say `animation on the GPU` (or `on the
 //!   CPU` with the reason); the last, `viewer: stats: ...`, repeats it
