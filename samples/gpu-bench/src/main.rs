@@ -120,6 +120,11 @@ struct Args {
     /// `4x3-ssbo,dq-texel,4x3-compute`.
     #[arg(long)]
     gpu_anim: bool,
+    /// With --gpu-anim: compress the character's clips first at this
+    /// tolerance (`MM@CM`, as `inspect --tolerance`; `1@10` is ozz's
+    /// default), so the animation passes decode compressed clips.
+    #[arg(long, value_name = "MM@CM")]
+    compressed: Option<String>,
 }
 
 /// The most instances one case may ask for, and the most vertices of the
@@ -259,6 +264,10 @@ fn run(args: &Args) -> Result<(), String> {
     if args.morph || args.gpu_anim {
         let name = device.physical().name.clone();
         if args.gpu_anim {
+            let model = match &args.compressed {
+                Some(t) => compress_clips(model.clone(), t)?,
+                None => model.clone(),
+            };
             gpu_anim::run(args, &device, &model, &descs, &name)?;
         } else {
             morph::run(args, &device, &model, &descs, &name)?;
@@ -782,4 +791,24 @@ fn progress(k: usize, total: usize, case: &Case) {
         "[{k:3}/{total}] {:16} {:6} instances: {what}",
         case.path.name, case.instances
     );
+}
+
+/// `model` with its clips compressed at `tolerance` (`MM@CM`).
+fn compress_clips(mut model: Model, tolerance: &str) -> Result<Model, String> {
+    let tol = vkskin::anim::Tolerance::parse_mm_at_cm(tolerance)
+        .ok_or_else(|| format!("--compressed {tolerance}: MM@CM, both above 0"))?;
+    let mut clips = Vec::with_capacity(model.clips.len());
+    for clip in &model.clips {
+        clips.push(
+            vkskin::anim::CompressionJob {
+                clip,
+                skeleton: &model.skeleton,
+                tolerance: tol,
+            }
+            .run()
+            .map_err(|e| format!("compressing clip {}: {e}", clip.name()))?,
+        );
+    }
+    model.clips = clips;
+    Ok(model)
 }

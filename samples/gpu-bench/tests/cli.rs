@@ -198,3 +198,56 @@ fn morph_run_prints_cpu_and_gpu_ratios() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--morph-targets 0"));
 }
+
+/// `--gpu-anim --compressed MM@CM` runs the animation passes on the
+/// character's clips compressed first: a row per case, and a clip store
+/// smaller than the flat one of the same clips; a bad tolerance is an
+/// error that says why.
+#[test]
+fn gpu_anim_with_compressed_clips_runs_on_a_smaller_store() {
+    let store = |extra: &[&str]| {
+        let dir = out_dir(&format!("gpu-anim-{}", extra.len()));
+        let mut args = vec![
+            "--gpu-anim",
+            "--paths",
+            "4x3-ssbo",
+            "--instances",
+            "4",
+            "--frames",
+            "1",
+            "--vertices",
+            "300",
+            "--joints",
+            "8",
+            "--size",
+            "32",
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = bench(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}\n{stdout}\n{stderr}",
+            out.status
+        );
+        assert!(stdout.contains("| 4x3-ssbo | 4 |"), "no row:\n{stdout}");
+        let _ = std::fs::remove_dir_all(&dir);
+        let bytes: usize = stdout
+            .split("clip store ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no clip store size:\n{stdout}"));
+        bytes
+    };
+    let flat = store(&[]);
+    let packed = store(&["--compressed", "1@10"]);
+    println!("clip store: flat {flat} bytes, compressed at 1 mm @ 10 cm {packed} bytes");
+    assert!(packed < flat, "compressed store {packed} >= flat {flat}");
+    let bad = bench(&["--gpu-anim", "--compressed", "1@0"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--compressed 1@0"));
+}
