@@ -52,6 +52,17 @@ fn coverage(rgba: &[u8]) -> f64 {
     drawn as f64 / (rgba.len() / 4) as f64
 }
 
+/// Share of pixels whose every channel is within 1/255 in both frames.
+fn agree(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let close = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| (0..4).all(|c| p[c].abs_diff(q[c]) <= 1))
+        .count();
+    close as f64 / (a.len() / 4) as f64
+}
+
 #[test]
 fn headless_frames_on_a_vertex_and_a_compute_path() {
     for path in ["4x3-ssbo", "dq-compute"] {
@@ -389,15 +400,7 @@ fn anim_cpu_and_gpu_render_the_same_frame() {
         images.push(rgba);
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let (a, b) = (&images[0], &images[1]);
-    assert_eq!(a.len(), b.len());
-    let pixels = a.len() / 4;
-    let close = a
-        .chunks_exact(4)
-        .zip(b.chunks_exact(4))
-        .filter(|(p, q)| (0..4).all(|c| (p[c] as i32 - q[c] as i32).abs() <= 1))
-        .count();
-    let share = close as f64 / pixels as f64;
+    let share = agree(&images[0], &images[1]);
     assert!(share >= 0.999, "only {:.3}% of pixels agree", share * 100.0);
 }
 
@@ -476,13 +479,7 @@ fn clips_from_a_clip_file_play_in_the_crowd() {
     // rounding), then GPU animation of the compressed clips against CPU
     // animation of them (the GPU decodes them itself).
     for (x, y, least) in [(0, 1, 0.99), (1, 2, 0.999)] {
-        let (a, b) = (&images[x], &images[y]);
-        let close = a
-            .chunks_exact(4)
-            .zip(b.chunks_exact(4))
-            .filter(|(p, q)| (0..4).all(|c| p[c].abs_diff(q[c]) <= 1))
-            .count();
-        let share = close as f64 / (a.len() / 4) as f64;
+        let share = agree(&images[x], &images[y]);
         assert!(
             share >= least,
             "frames {x} and {y}: only {:.3}% of pixels agree",

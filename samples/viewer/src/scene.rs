@@ -234,15 +234,7 @@ impl Scene {
         }
         let mut desc = self.desc.clone();
         desc.anim = on;
-        let (path, meshes) = build_path(
-            &self.device,
-            &desc,
-            self.path.desc(),
-            &self.model,
-            &self.hierarchies,
-            self.influences,
-            self.motion,
-        )?;
+        let (path, meshes) = self.rebuild(&desc, self.path.desc(), self.influences, self.motion)?;
         self.path = path;
         self.meshes = meshes;
         self.batches.fill(None);
@@ -288,15 +280,7 @@ impl Scene {
         if on == self.motion {
             return Ok(());
         }
-        let (path, meshes) = build_path(
-            &self.device,
-            &self.desc,
-            self.path.desc(),
-            &self.model,
-            &self.hierarchies,
-            self.influences,
-            on,
-        )?;
+        let (path, meshes) = self.rebuild(&self.desc, self.path.desc(), self.influences, on)?;
         self.path = path;
         self.meshes = meshes;
         self.batches.fill(None);
@@ -349,15 +333,7 @@ impl Scene {
     /// Switches to `desc`; on failure (a mesh the path cannot serve) the
     /// current path stays and the error says why.
     pub fn set_path(&mut self, desc: &'static PathDesc) -> Result<(), String> {
-        let (path, meshes) = build_path(
-            &self.device,
-            &self.desc,
-            desc,
-            &self.model,
-            &self.hierarchies,
-            self.influences,
-            self.motion,
-        )?;
+        let (path, meshes) = self.rebuild(&self.desc, desc, self.influences, self.motion)?;
         // The old path and meshes retire once the frames that used them have.
         self.path = path;
         self.meshes = meshes;
@@ -371,15 +347,7 @@ impl Scene {
     pub fn set_influences(&mut self, k: Option<usize>) -> Result<(), String> {
         let k = k.map(|k| k.clamp(1, self.loaded_influences()));
         let k = k.filter(|&k| k != self.loaded_influences());
-        let (path, meshes) = build_path(
-            &self.device,
-            &self.desc,
-            self.path.desc(),
-            &self.model,
-            &self.hierarchies,
-            k,
-            self.motion,
-        )?;
+        let (path, meshes) = self.rebuild(&self.desc, self.path.desc(), k, self.motion)?;
         self.path = path;
         self.meshes = meshes;
         self.batches.fill(None);
@@ -388,20 +356,33 @@ impl Scene {
         Ok(())
     }
 
+    /// A new path and prepared meshes for this scene's model and device,
+    /// with `desc`, `path_desc`, `influences` and `motion` in place of the
+    /// current ones.
+    fn rebuild(
+        &self,
+        desc: &SceneDesc,
+        path_desc: &'static PathDesc,
+        influences: Option<usize>,
+        motion: bool,
+    ) -> Result<(SkinPath, Vec<PreparedMesh>), String> {
+        build_path(
+            &self.device,
+            desc,
+            path_desc,
+            &self.model,
+            &self.hierarchies,
+            influences,
+            motion,
+        )
+    }
+
     /// Rebuilds the per-frame storage for `n` frames in flight. The caller
     /// has idled the device.
     pub fn set_frames_in_flight(&mut self, n: usize) -> Result<(), String> {
         let mut desc = self.desc.clone();
         desc.frames_in_flight = n;
-        let (path, meshes) = build_path(
-            &self.device,
-            &desc,
-            self.path.desc(),
-            &self.model,
-            &self.hierarchies,
-            self.influences,
-            self.motion,
-        )?;
+        let (path, meshes) = self.rebuild(&desc, self.path.desc(), self.influences, self.motion)?;
         let frame_sets = FrameSets::new(&self.device, n).map_err(gpu)?;
         self.path = path;
         self.meshes = meshes;
