@@ -10,6 +10,8 @@ struct CapturedVertex {
     vec4 normal;
     // MOTION: the previous frame's skinned position (else zero).
     vec4 previous;
+    // TANGENTS: the skinned tangent, w its handedness (else zero).
+    vec4 tangent;
 };
 layout(set = 2, binding = 0, std430) buffer Capture {
     uint vertex_count;
@@ -37,6 +39,17 @@ void capture_previous_at(uint i, vec3 p) {
 void capture_previous(uint record, uint vertex, vec3 p) {
     if (record >= capture.first && vertex < capture.vertex_count) {
         capture_previous_at((record - capture.first) * capture.vertex_count + vertex, p);
+    }
+}
+
+// Skinning pipelines: instance record `record`, mesh vertex `vertex`: the
+// skinned tangent (TANGENTS).
+void capture_tangent(uint record, uint vertex, vec4 t) {
+    if (record >= capture.first && vertex < capture.vertex_count) {
+        uint i = (record - capture.first) * capture.vertex_count + vertex;
+        if (i < capture.capacity) {
+            capture.vertices[i].tangent = t;
+        }
     }
 }
 

@@ -8,7 +8,9 @@
 // the output positions and normals (tightly packed vec3, the plain
 // pipeline's vertex streams 0 and 1; MOTION: binding 2, the previous
 // positions, from the second half of each instance's palette block and
-// the previous morph weights); set 3 (MORPH): morph targets.
+// the previous morph weights; TANGENTS: binding 3, the skinned tangents,
+// vec4 with the handedness in w, from set 0 binding 3's bind-pose ones);
+// set 3 (MORPH): morph targets.
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -24,6 +26,12 @@ layout(set = 0, binding = 1, std430) readonly buffer MeshInfluences0 {
 layout(set = 0, binding = 2, std430) readonly buffer MeshInfluences1 {
     uint v[];
 } mesh_inf1;
+#ifdef TANGENTS
+// Meshes with tangents: one vec4 per vertex (xyz, handedness w).
+layout(set = 0, binding = 3, std430) readonly buffer MeshTangents {
+    vec4 v[];
+} mesh_tan;
+#endif
 
 layout(set = 2, binding = 0, std430) writeonly buffer OutPositions {
     float v[];
@@ -35,6 +43,11 @@ layout(set = 2, binding = 1, std430) writeonly buffer OutNormals {
 layout(set = 2, binding = 2, std430) writeonly buffer OutPrevPositions {
     float v[];
 } out_prev;
+#endif
+#ifdef TANGENTS
+layout(set = 2, binding = 3, std430) writeonly buffer OutTangents {
+    vec4 v[];
+} out_tan;
 #endif
 
 #include "push.glsl"
@@ -66,8 +79,16 @@ void main() {
     vec3 pbp = p;
     vec3 pbn = n;
 #endif
+#ifdef TANGENTS
+    vec4 bt = mesh_tan.v[v];
+    vec3 t = bt.xyz;
+#ifdef MORPH
+    morph_vertex_tangent(pc.first_record + inst, v, p, n, t);
+#endif
+#else
 #ifdef MORPH
     morph_vertex(pc.first_record + inst, v, p, n);
+#endif
 #endif
     uvec4 j[2];
     vec4 w[2];
@@ -79,7 +100,13 @@ void main() {
     w[1] = vec4(0.0);
 #endif
     vec3 sp, sn;
+#ifdef TANGENTS
+    vec3 st;
+    skin_vertex_tangent(pc.palette_base + inst * pc.palette_stride, j, w, p, n, t, sp, sn, st);
+    out_tan.v[pc.out_base + inst * pc.vertex_count + v] = vec4(st, bt.w);
+#else
     skin_vertex(pc.palette_base + inst * pc.palette_stride, j, w, p, n, sp, sn);
+#endif
     uint dst = (pc.out_base + inst * pc.vertex_count + v) * 3u;
     out_pos.v[dst] = sp.x;
     out_pos.v[dst + 1u] = sp.y;

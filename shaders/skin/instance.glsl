@@ -14,6 +14,12 @@ vec3 instance_point(vec3 p) {
     return vec3(dot(inst_row0, h), dot(inst_row1, h), dot(inst_row2, h));
 }
 
+// A direction in the surface (a tangent): the linear part, renormalised.
+vec3 instance_direction(vec3 t) {
+    mat3 m = transpose(mat3(inst_row0.xyz, inst_row1.xyz, inst_row2.xyz));
+    return normalize_or_zero(m * t);
+}
+
 vec3 instance_normal(vec3 n) {
     mat3 m = transpose(mat3(inst_row0.xyz, inst_row1.xyz, inst_row2.xyz));
     return normalize_or_zero(cofactor(m) * n);

@@ -3,13 +3,17 @@
 // Morph targets (MORPH, set 3 of both stages), applied to the bind-pose
 // vertex before it is skinned, as the CPU reference does
 // (vkskin::mesh::MorphJob): p += w * dp, n += w * dn over the instance's
-// active targets in target order, then n = normalize_or_zero(n).
+// active targets in target order, then n = normalize_or_zero(n); with
+// TANGENTS (a mesh with tangents) also t += w * dt, t = normalize_or_zero(t)
+// (the handedness w is not morphed).
 //
 // Binding 0 (per prepared mesh): an RGBA32F uniform texel buffer. Texel 0
-// is (targets, GPU vertices, 0, 0) as floats; target t's deltas of GPU
-// vertex v are the texel pair at 1 + 2 * (t * vertices + v): the position
-// delta, then the normal delta (w = 0). One target's deltas of one vertex
-// are one contiguous 32-byte read, fetched as two texels (on lavapipe a
+// is (targets, GPU vertices, texels per delta, 0) as floats; target t's
+// deltas of GPU vertex v are the `per` texels at 1 + per * (t * vertices +
+// v): the position delta, the normal delta (w = 0) and, where the mesh has
+// tangents and some target moves them (per = 3), the tangent delta; else
+// per = 2. One target's deltas of one vertex are one contiguous read,
+// fetched as two or three texels (on lavapipe a
 // texel fetch is one gather per texel where a storage-buffer read is a
 // bounds-checked load per lane and component: gpu-bench --morph, see
 // docs/performance.md).
@@ -24,30 +28,62 @@ layout(set = 3, binding = 2, std430) readonly buffer MorphEntries {
     uvec2 e[];
 } morph_entries;
 
-// Adds `count` entries from `first` to GPU vertex `v`.
-void morph_entries_apply(uint first, uint count, uint v, inout vec3 p, inout vec3 n) {
-    uint verts = uint(texelFetch(morph_deltas, 0).y);
+// Adds `count` entries from `first` to GPU vertex `v` (and, with TANGENTS,
+// to its tangent direction t).
+void morph_entries_apply_tangent(uint first, uint count, uint v, inout vec3 p, inout vec3 n,
+    inout vec3 t) {
+    vec4 info = texelFetch(morph_deltas, 0);
+    uint verts = uint(info.y);
+    // Read, not assumed: a permutation without TANGENTS (a host's) may
+    // draw a mesh whose deltas have three texels.
+    uint per = uint(info.z);
     for (uint k = 0u; k < count; ++k) {
         uvec2 e = morph_entries.e[first + k];
         float w = uintBitsToFloat(e.y);
-        int i = int(1u + 2u * (e.x * verts + v));
+        int i = int(1u + per * (e.x * verts + v));
         p += texelFetch(morph_deltas, i).xyz * w;
         n += texelFetch(morph_deltas, i + 1).xyz * w;
+#ifdef TANGENTS
+        if (per > 2u) {
+            t += texelFetch(morph_deltas, i + 2).xyz * w;
+        }
+#endif
     }
     n = normalize_or_zero(n);
+#ifdef TANGENTS
+    t = normalize_or_zero(t);
+#endif
 }
+
+void morph_entries_apply(uint first, uint count, uint v, inout vec3 p, inout vec3 n) {
+    vec3 t = vec3(0.0);
+    morph_entries_apply_tangent(first, count, v, p, n, t);
+}
+
+// The header's current entries (MOTION: the low 16 bits of the count).
+uvec2 morph_current(uint record) {
+    uvec2 h = morph_headers.h[record];
+#ifdef MOTION
+    h.y &= 0xffffu;
+#endif
+    return h;
+}
+
+#ifdef TANGENTS
+// morph_vertex with the vertex's tangent direction t.
+void morph_vertex_tangent(uint record, uint v, inout vec3 p, inout vec3 n, inout vec3 t) {
+    uvec2 h = morph_current(record);
+    morph_entries_apply_tangent(h.x, h.y, v, p, n, t);
+}
+#endif
 
 // Morphs GPU vertex `v` of the instance whose record is `record`.
 // MOTION: the header's count packs the current count (low 16 bits) and the
 // previous frame's (high 16 bits), whose entries follow the instance's
 // `targets` current ones.
 void morph_vertex(uint record, uint v, inout vec3 p, inout vec3 n) {
-    uvec2 h = morph_headers.h[record];
-#ifdef MOTION
-    morph_entries_apply(h.x, h.y & 0xffffu, v, p, n);
-#else
+    uvec2 h = morph_current(record);
     morph_entries_apply(h.x, h.y, v, p, n);
-#endif
 }
 
 #ifdef MOTION

@@ -6,7 +6,8 @@
 // instance records; MOTION: 5 the previous positions (location 12), out
 // in world space as out_prev_position (location 3); 6 the prepared mesh's
 // base vertices (texture coordinates, location 2) and 7 its vertex colours
-// (location 13), static per vertex.
+// (location 13), static per vertex; TANGENTS: 8 the skinned tangents
+// (vec4, location 14), out in world space as out_tangent (location 6).
 #include "../common/frame.glsl"
 #include "common.glsl"
 #include "instance.glsl"
@@ -26,6 +27,11 @@ layout(location = 3) out vec3 out_prev_position;
 layout(location = 5) out vec3 out_position;
 #endif
 
+#ifdef TANGENTS
+layout(location = 14) in vec4 in_tangent;
+layout(location = 6) out vec4 out_tangent;
+#endif
+
 #ifdef SKIN_CAPTURE
 #include "capture.glsl"
 #endif
@@ -38,6 +44,12 @@ void main() {
 #ifdef MOTION
     capture_previous(uint(gl_InstanceIndex), uint(gl_VertexIndex), in_prev_position);
 #endif
+#ifdef TANGENTS
+    capture_tangent(uint(gl_InstanceIndex), uint(gl_VertexIndex), in_tangent);
+#endif
+#endif
+#ifdef TANGENTS
+    out_tangent = vec4(instance_direction(in_tangent.xyz), in_tangent.w);
 #endif
 #ifdef MOTION
     out_prev_position = instance_point(in_prev_position);

@@ -7,7 +7,10 @@
 // current palette, then the previous one, pc.previous_offset vec4s on: half
 // the stride on the instanced storages, right after each partition's own
 // palette in the ubo window; the push storage pushes it half its window
-// on; its world-space position is out_prev_position, location 3).
+// on; its world-space position is out_prev_position, location 3),
+// TANGENTS (a mesh with tangents: stream 8 at location 14, morphed and
+// skinned beside the normal; out_tangent, location 6, in world space with
+// its handedness in w).
 #include "../common/frame.glsl"
 #include "common.glsl"
 #include "instance.glsl"
@@ -23,6 +26,9 @@ layout(location = 3) out vec3 out_prev_position;
 layout(location = 5) out vec3 out_position;
 #endif
 layout(location = 4) out vec4 out_color;
+#ifdef TANGENTS
+layout(location = 6) out vec4 out_tangent;
+#endif
 
 #include "push.glsl"
 
@@ -68,13 +74,26 @@ void main() {
 #endif
     vec3 bp = in_position;
     vec3 bn = in_normal;
+    vec3 p, n;
+#ifdef TANGENTS
+    vec3 bt = in_tangent.xyz;
 #ifdef MORPH
     // gl_InstanceIndex is the instance record (firstInstance included);
     // gl_VertexIndex the GPU vertex (the part's vertexOffset included).
+    morph_vertex_tangent(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn, bt);
+#endif
+    vec3 t;
+    skin_vertex_tangent(palette_base(), j, w, bp, bn, bt, p, n, t);
+    out_tangent = vec4(instance_direction(t), in_tangent.w);
+#ifdef SKIN_CAPTURE
+    capture_tangent(uint(gl_InstanceIndex), in_source, vec4(t, in_tangent.w));
+#endif
+#else
+#ifdef MORPH
     morph_vertex(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn);
 #endif
-    vec3 p, n;
     skin_vertex(palette_base(), j, w, bp, bn, p, n);
+#endif
 #ifdef SKIN_CAPTURE
     capture_vertex(uint(gl_InstanceIndex), in_source, p, n);
 #endif

@@ -9,7 +9,7 @@ use crate::gpu::{
 };
 
 /// Host mirror of `CapturedVertex` in `shaders/skin/capture.glsl` (std430,
-/// 32 bytes), checked against the compiled shader by a test.
+/// 64 bytes), checked against the compiled shader by a test.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CapturedVertex {
@@ -20,6 +20,9 @@ pub struct CapturedVertex {
     /// The previous frame's skinned position, `w` = 1 (motion paths;
     /// zero elsewhere).
     pub previous: [f32; 4],
+    /// The skinned tangent, `w` its handedness as the mesh has it (meshes
+    /// with tangents; zero elsewhere).
+    pub tangent: [f32; 4],
 }
 
 impl CapturedVertex {
@@ -36,6 +39,11 @@ impl CapturedVertex {
     /// The previous frame's skinned position (motion paths).
     pub fn previous(&self) -> Vec3 {
         Vec3::from_slice(&self.previous[..3])
+    }
+
+    /// The skinned tangent, handedness in `w` (meshes with tangents).
+    pub fn tangent(&self) -> glam::Vec4 {
+        glam::Vec4::from_array(self.tangent)
     }
 }
 

@@ -212,6 +212,10 @@ fn captured_vertex_and_header_match_the_shader() {
         v.member("previous").unwrap().offset as usize,
         offset_of!(CapturedVertex, previous)
     );
+    assert_eq!(
+        v.member("tangent").unwrap().offset as usize,
+        offset_of!(CapturedVertex, tangent)
+    );
     let block = struct_layout(&spirv, "Capture").unwrap();
     for (name, off) in [
         ("vertex_count", offset_of!(CaptureHeader, vertex_count)),

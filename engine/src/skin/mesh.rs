@@ -81,6 +81,14 @@ pub struct PreparedMesh {
     pub(crate) colors: Buffer,
     /// Per GPU vertex, the mesh vertex it came from (capture mode).
     pub(crate) source: Buffer,
+    /// Meshes with tangents, on the GPU stages: per GPU vertex its
+    /// bind-pose tangent (`[f32; 4]`, handedness in w): stream 8 of the
+    /// vertex stage, set 0 binding 3 of the compute stage. `None` for a
+    /// mesh without (its streams are as before) and on the CPU stage.
+    pub(crate) tangents: Option<Buffer>,
+    /// Whether the mesh has tangents (the TANGENTS permutation; on every
+    /// stage its output has them).
+    pub(crate) has_tangents: bool,
     pub(crate) indices: Buffer,
     pub(crate) parts: Vec<MeshPart>,
     /// 4 or 8: the pipeline permutation.
@@ -119,6 +127,11 @@ pub(crate) struct CpuStreams {
     /// The mesh's morph targets in the CPU morph's blocks (morphed per
     /// instance by `MorphBlocksJob` into a per-thread scratch).
     pub morph: crate::anim::MorphDeltas,
+    /// Bind-pose tangents (empty: the mesh has none).
+    pub tangents: Vec<glam::Vec4>,
+    /// Per target its tangent deltas (empty where it moves none; all empty
+    /// when the mesh has no tangents).
+    pub tangent_deltas: Vec<Vec<glam::Vec3>>,
 }
 
 impl PreparedMesh {
@@ -171,6 +184,13 @@ impl PreparedMesh {
     /// 4 or 8 (the pipeline permutation).
     pub fn influences(&self) -> u32 {
         self.influences
+    }
+
+    /// Whether the mesh has tangents: the TANGENTS permutation, whose
+    /// skinned tangents come out of every stage (vertex output, the
+    /// compute and CPU stages' output region, the capture).
+    pub fn has_tangents(&self) -> bool {
+        self.has_tangents
     }
 
     /// Morph targets: the length of the weights
@@ -341,6 +361,18 @@ pub(crate) fn prepare(
     let mut inf1 = Vec::new();
     let mut source = Vec::new();
     let mut colors: Vec<[f32; 4]> = Vec::new();
+    let has_tangents = !mesh.tangents.is_empty();
+    if has_tangents && mesh.tangents.len() != n {
+        return Err(fault(
+            mesh,
+            path,
+            format!("{} tangents for {n} vertices", mesh.tangents.len()),
+        ));
+    }
+    if let Some(v) = mesh.tangents.iter().position(|t| !t.is_finite()) {
+        return Err(fault(mesh, path, format!("tangent {v} is not finite")));
+    }
+    let mut tangents: Vec<[f32; 4]> = Vec::new();
     let mut indices = Vec::new();
     let mut parts = Vec::with_capacity(partitions.len());
     let mut palette_offset = 0;
@@ -361,6 +393,9 @@ pub(crate) fn prepare(
                 uv: mesh.uvs.get(v).map_or([0.0; 2], |t| t.to_array()),
             });
             source.push(v as u32);
+            if let Some(t) = mesh.tangents.get(v) {
+                tangents.push(t.to_array());
+            }
             colors.push(mesh.colors.get(v).map_or([1.0; 4], |c| c.to_array()));
             let (js, ws) = p.influences.vertex(local);
             let mut a = InfluenceVertex::default();
@@ -440,6 +475,16 @@ pub(crate) fn prepare(
         vk::BufferUsageFlags::VERTEX_BUFFER,
         bytemuck::cast_slice(&colors),
     )?;
+    // The CPU stage skins tangents from its own copy.
+    let tangents_buf = if has_tangents && path.stage != Stage::Cpu {
+        Some(upload(
+            "mesh tangents",
+            vb,
+            bytemuck::cast_slice(&tangents),
+        )?)
+    } else {
+        None
+    };
     let source_buf = upload(
         "mesh source vertices",
         vk::BufferUsageFlags::VERTEX_BUFFER,
@@ -475,6 +520,9 @@ pub(crate) fn prepare(
             crate::gpu::write_buffer(device, set, 0, ty, &base_buf);
             crate::gpu::write_buffer(device, set, 1, ty, &inf0_buf);
             crate::gpu::write_buffer(device, set, 2, ty, inf1_buf.as_ref().unwrap_or(&inf0_buf));
+            // Read only by the TANGENTS permutation; else any buffer.
+            let tan = tangents_buf.as_ref().unwrap_or(&base_buf);
+            crate::gpu::write_buffer(device, set, 3, ty, tan);
             Some((pool, set))
         }
         None => None,
@@ -491,12 +539,23 @@ pub(crate) fn prepare(
         let morph =
             crate::anim::MorphDeltas::new(n, targets.map(|t| (&t.positions[..], &t.normals[..])))
                 .map_err(|e| fault(mesh, path, e))?;
+        let tangent_deltas = if has_tangents {
+            mesh.morph
+                .targets
+                .iter()
+                .map(|t| t.tangents.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Some(CpuStreams {
             per_vertex: inf.per_vertex,
             joints: crate::anim::CheckedJoints::new(inf.joints.clone()),
             weights: inf.weights.clone(),
             vertices,
             morph,
+            tangents: mesh.tangents.clone(),
+            tangent_deltas,
         })
     } else {
         None
@@ -509,6 +568,8 @@ pub(crate) fn prepare(
         influences1: inf1_buf,
         colors: colors_buf,
         source: source_buf,
+        tangents: tangents_buf,
+        has_tangents,
         indices: index_buf,
         gpu_vertices: base.len() as u32,
         vertex_count: n as u32,

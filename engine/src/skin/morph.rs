@@ -1,7 +1,8 @@
 //! Morph targets on the GPU stages (`shaders/skin/morph.glsl`): each
 //! prepared mesh with targets uploads its deltas once, into an RGBA32F
 //! texel buffer, one contiguous (position, normal) texel pair per target
-//! and GPU vertex; each frame slot holds, per instance record, a header
+//! and GPU vertex (a triple with the tangent delta where the mesh has
+//! tangents and a target moves them); each frame slot holds, per instance record, a header
 //! `(first entry, count)` and the entries `(target, weight)` of the
 //! instance's non-zero weights, so a draw costs the active targets only.
 //! The CPU stage morphs on the CPU ([`crate::mesh::MorphJob`]) instead.
@@ -33,8 +34,8 @@ pub(crate) struct MorphSetup<'a> {
 /// bits (`uvec2` in `morph.glsl`).
 pub(crate) type MorphEntry = [u32; 2];
 
-/// Bytes in front of the deltas: one texel, (targets, GPU vertices) as
-/// floats.
+/// Bytes in front of the deltas: one texel, (targets, GPU vertices,
+/// texels per delta) as floats.
 const INFO_BYTES: u64 = 16;
 
 /// Above the most GPU vertices (and targets) the info texel holds exactly
@@ -67,12 +68,24 @@ pub(crate) fn next_version() -> u64 {
 }
 
 /// Bytes of the deltas buffer of `targets` targets over `gpu_vertices`
-/// vertices (a position and a normal vec4 each), `None` on overflow.
-pub(crate) fn delta_bytes(targets: usize, gpu_vertices: usize) -> Option<u64> {
+/// vertices (`per` vec4s each: position, normal and maybe tangent), `None`
+/// on overflow.
+pub(crate) fn delta_bytes(targets: usize, gpu_vertices: usize, per: usize) -> Option<u64> {
     (targets as u64)
         .checked_mul(gpu_vertices as u64)?
-        .checked_mul(32)?
+        .checked_mul(16 * per as u64)?
         .checked_add(INFO_BYTES)
+}
+
+/// Texels per target and vertex in `mesh`'s deltas: 3 (position, normal,
+/// tangent) where the mesh has tangents and some target moves them, else 2.
+pub(crate) fn texels_per_delta(mesh: &SkinnedMesh) -> usize {
+    let moved = mesh.morph.targets.iter().any(|t| !t.tangents.is_empty());
+    if !mesh.tangents.is_empty() && moved {
+        3
+    } else {
+        2
+    }
 }
 
 /// Checks that each of `mesh`'s targets has no deltas or one per vertex
@@ -127,7 +140,8 @@ impl MorphGpu {
         let targets = &mesh.morph.targets;
         let t = targets.len();
         let verts = source.len();
-        let bytes = delta_bytes(t, verts);
+        let per = texels_per_delta(mesh);
+        let bytes = delta_bytes(t, verts, per);
         if verts >= MAX_COUNT || t >= MAX_COUNT {
             return Err(fault(format!(
                 "{t} morph targets over {verts} GPU vertices: the deltas' texel buffer \
@@ -142,18 +156,20 @@ impl MorphGpu {
                 bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string())
             )));
         }
-        // Texel 0: the counts as floats (exact: both below 2^24); then per target and GPU vertex a (position,
-        // normal) pair, zero where the target lacks the attribute.
-        let mut data: Vec<[f32; 4]> = vec![[0.0; 4]; 1 + 2 * t * verts];
-        data[0] = [t as f32, verts as f32, 0.0, 0.0];
+        // Texel 0: the counts as floats (exact: both below 2^24) and the
+        // texels per delta; then per target and GPU vertex a (position,
+        // normal[, tangent]) run, zero where the target lacks the attribute.
+        let mut data: Vec<[f32; 4]> = vec![[0.0; 4]; 1 + per * t * verts];
+        data[0] = [t as f32, verts as f32, per as f32, 0.0];
         for (i, target) in targets.iter().enumerate() {
-            let run = &mut data[1 + 2 * i * verts..1 + 2 * (i + 1) * verts];
-            for (k, attr) in [&target.positions, &target.normals].into_iter().enumerate() {
+            let run = &mut data[1 + per * i * verts..1 + per * (i + 1) * verts];
+            let attrs = [&target.positions, &target.normals, &target.tangents];
+            for (k, attr) in attrs.into_iter().take(per).enumerate() {
                 if attr.is_empty() {
                     continue;
                 }
                 for (v, &s) in source.iter().enumerate() {
-                    run[2 * v + k] = attr[s as usize].extend(0.0).to_array();
+                    run[per * v + k] = attr[s as usize].extend(0.0).to_array();
                 }
             }
         }

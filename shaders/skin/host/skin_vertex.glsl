@@ -7,7 +7,8 @@
 // the header vkskin generates for its path and permutation
 // (vkskin::skin::HostVertexRoute::header, put in the sources at
 // vkskin::skin::HOST_SKIN_HEADER), which defines INFLUENCES (4 or 8),
-// PALETTE_VEC4S and, for meshes with morph targets, MORPH, then includes
+// PALETTE_VEC4S, for meshes with morph targets MORPH and for meshes with
+// tangents TANGENTS (SkinnedVertex then has the tangent), then includes
 // the path's storage (palette_vec4), its encoding (the per-influence
 // skin_vertex) and this file:
 //
@@ -20,8 +21,8 @@
 //
 // What it takes of the host's pipeline (HostVertexRoute lists it all):
 // - vertex inputs at locations 0 to 4 (5 and 6 with 8 influences), 7 to 10
-//   (the instance record) and 13 (vertex colour), from bindings 0 to 3
-//   and 7: HostVertexRoute::vertex_bindings / vertex_attributes; the host's
+//   (the instance record), 13 (vertex colour) and, with TANGENTS, 14 (the
+//   tangent), from bindings 0 to 3, 7 and 8: HostVertexRoute::vertex_bindings / vertex_attributes; the host's
 //   own inputs, if any, use other locations and bindings;
 // - descriptor set 1 (the palette, on the storages that have a
 //   descriptor) and, with MORPH, set 3 (morph targets):
@@ -70,6 +71,13 @@ struct SkinnedVertex {
     vec4 color;
     // The instance's tint (material colour x instance tint).
     vec4 tint;
+#ifdef TANGENTS
+    // Skinned tangent, model space (xyz unit, w the bitangent's sign, as
+    // the mesh has it), and through the instance's matrix (its linear
+    // part, normalised).
+    vec4 tangent;
+    vec4 world_tangent;
+#endif
 };
 
 // The vertex's joints and weights in the encodings' two-vec4 form.
@@ -93,11 +101,22 @@ SkinnedVertex skin_vertex() {
     host_influences(j, w);
     vec3 bp = in_position;
     vec3 bn = in_normal;
+    SkinnedVertex s;
+#ifdef TANGENTS
+    vec3 bt = in_tangent.xyz;
+#ifdef MORPH
+    morph_vertex_tangent(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn, bt);
+#endif
+    vec3 t;
+    skin_vertex_tangent(host_palette_base(), j, w, bp, bn, bt, s.position, s.normal, t);
+    s.tangent = vec4(t, in_tangent.w);
+    s.world_tangent = vec4(instance_direction(t), in_tangent.w);
+#else
 #ifdef MORPH
     morph_vertex(uint(gl_InstanceIndex), uint(gl_VertexIndex), bp, bn);
 #endif
-    SkinnedVertex s;
     skin_vertex(host_palette_base(), j, w, bp, bn, s.position, s.normal);
+#endif
     s.world_position = instance_point(s.position);
     s.world_normal = instance_normal(s.normal);
     s.uv = in_uv;

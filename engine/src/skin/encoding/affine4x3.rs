@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::contract::{CpuSkinning, Encoding};
+use super::contract::{run_tangents, CpuSkinning, CpuTangents, Encoding};
 use crate::anim::{AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
 
 /// "4x3": the top three rows of each skinning matrix (three vec4,
@@ -55,5 +55,14 @@ impl Encoding for Affine4x3Encoding {
         }
         .run_prepared(job.joints, job.vertices)?;
         Ok(PaletteReport::default())
+    }
+
+    fn skin_tangents_cpu(
+        &self,
+        skin: &[Affine3A],
+        _hierarchy: &PaletteHierarchy,
+        job: CpuTangents<'_>,
+    ) -> Result<(), AnimError> {
+        run_tangents(crate::anim::TangentPalette::Matrices(skin), job)
     }
 }

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Vec3, Vec4};
 
 use crate::anim::{AnimError, PaletteHierarchy, PaletteReport};
 
@@ -27,6 +27,23 @@ pub struct CpuSkinning<'a> {
     pub out_positions: &'a mut [Vec3],
     /// Skinned normals, one per mesh vertex.
     pub out_normals: &'a mut [Vec3],
+}
+
+/// The tangent stream a CPU tangent job reads and writes, with the same
+/// influences as [`CpuSkinning`]: the arguments of
+/// [`TangentSkinningJob`](crate::anim::TangentSkinningJob).
+pub struct CpuTangents<'a> {
+    /// Influences per vertex.
+    pub per_vertex: usize,
+    /// `per_vertex` joint indices per vertex.
+    pub joints: &'a [u16],
+    /// One weight per influence.
+    pub weights: &'a [f32],
+    /// Bind-pose (or morphed) tangents, one per vertex: `xyz` a direction,
+    /// `w` the bitangent's sign.
+    pub tangents: &'a [Vec4],
+    /// Skinned tangents, one per vertex (`xyz` renormalised, `w` copied).
+    pub out_tangents: &'a mut [Vec4],
 }
 
 /// One palette encoding.
@@ -65,6 +82,33 @@ pub trait Encoding: Send + Sync {
         hierarchy: &PaletteHierarchy,
         job: CpuSkinning<'_>,
     ) -> Result<PaletteReport, AnimError>;
+    /// Skins tangents as [`Encoding::skin_cpu`] skins normals: the
+    /// encoding's palette through
+    /// [`TangentSkinningJob`](crate::anim::TangentSkinningJob) with the
+    /// blend of its position job (the CPU stage and the tests' oracle).
+    fn skin_tangents_cpu(
+        &self,
+        skin: &[Affine3A],
+        hierarchy: &PaletteHierarchy,
+        job: CpuTangents<'_>,
+    ) -> Result<(), AnimError>;
+}
+
+/// The [`TangentSkinningJob`](crate::anim::TangentSkinningJob) of `job`
+/// with `palette`.
+pub(super) fn run_tangents(
+    palette: crate::anim::TangentPalette<'_>,
+    job: CpuTangents<'_>,
+) -> Result<(), AnimError> {
+    crate::anim::TangentSkinningJob {
+        palette,
+        per_vertex: job.per_vertex,
+        joints: job.joints,
+        weights: job.weights,
+        tangents: job.tangents,
+        out_tangents: job.out_tangents,
+    }
+    .run()
 }
 
 /// Per-thread palettes of the CPU stage's reference jobs, kept between

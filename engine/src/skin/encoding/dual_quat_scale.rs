@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::contract::{with_cpu_scratch, CpuSkinning, Encoding};
+use super::contract::{run_tangents, with_cpu_scratch, CpuSkinning, CpuTangents, Encoding};
 use crate::anim::{
     encode_dual_quat_scale, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
@@ -61,6 +61,22 @@ impl Encoding for DualQuatScaleEncoding {
             }
             .run_prepared(job.joints, job.vertices)?;
             Ok(PaletteReport::default())
+        })
+    }
+
+    fn skin_tangents_cpu(
+        &self,
+        skin: &[Affine3A],
+        hierarchy: &PaletteHierarchy,
+        job: CpuTangents<'_>,
+    ) -> Result<(), AnimError> {
+        with_cpu_scratch(skin.len(), |_, palette, scale_shear, _| {
+            encode_dual_quat_scale(skin, hierarchy, palette, scale_shear)?;
+            let palette = crate::anim::TangentPalette::DualQuat {
+                palette,
+                scale_shear,
+            };
+            run_tangents(palette, job)
         })
     }
 }

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::contract::{with_cpu_scratch, CpuSkinning, Encoding};
+use super::contract::{run_tangents, with_cpu_scratch, CpuSkinning, CpuTangents, Encoding};
 use crate::anim::{
     encode_quat_translation, AnimError, PaletteHierarchy, PaletteReport, QuatTranslationSkinningJob,
 };
@@ -64,6 +64,18 @@ impl Encoding for QuatTranslationEncoding {
             }
             .run_checked_with(job.joints, matrices)?;
             Ok(report)
+        })
+    }
+
+    fn skin_tangents_cpu(
+        &self,
+        skin: &[Affine3A],
+        _hierarchy: &PaletteHierarchy,
+        job: CpuTangents<'_>,
+    ) -> Result<(), AnimError> {
+        with_cpu_scratch(skin.len(), |palette, _, _, _| {
+            encode_quat_translation(skin, palette)?;
+            run_tangents(crate::anim::TangentPalette::QuatTranslation(palette), job)
         })
     }
 }

@@ -2,7 +2,7 @@
 //! fill their palettes, instance records and (CPU stage) skinned vertices
 //! straight into the frame's mapped memory.
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Vec3, Vec4};
 
 use super::super::encoding::CpuSkinning;
 use super::super::instance::InstanceRecord;
@@ -58,6 +58,8 @@ pub struct BatchWriter<'a> {
     pub(super) records: &'a mut [InstanceRecord],
     pub(super) positions: &'a mut [Vec3],
     pub(super) normals: &'a mut [Vec3],
+    /// CPU stage, meshes with tangents: the skinned tangents (else empty).
+    pub(super) tangents: &'a mut [Vec4],
     /// CPU stage with motion: the previous positions and normals.
     pub(super) prev_positions: &'a mut [Vec3],
     pub(super) prev_normals: &'a mut [Vec3],
@@ -97,6 +99,7 @@ impl<'a> BatchWriter<'a> {
         let mut rec = &mut *self.records;
         let mut pos = &mut *self.positions;
         let mut nrm = &mut *self.normals;
+        let mut tan = &mut *self.tangents;
         let mut ppos = &mut *self.prev_positions;
         let mut pnrm = &mut *self.prev_normals;
         let motion = self.motion;
@@ -120,6 +123,9 @@ impl<'a> BatchWriter<'a> {
             pos = rest;
             let (on, rest) = std::mem::take(&mut nrm).split_at_mut(cpu);
             nrm = rest;
+            let tan_cpu = if tan.is_empty() { 0 } else { vc };
+            let (ot, rest) = std::mem::take(&mut tan).split_at_mut(tan_cpu);
+            tan = rest;
             let prev_cpu = if ppos.is_empty() { 0 } else { vc };
             let (pp, rest) = std::mem::take(&mut ppos).split_at_mut(prev_cpu);
             ppos = rest;
@@ -146,6 +152,7 @@ impl<'a> BatchWriter<'a> {
                 record: &mut r[0],
                 positions: op,
                 normals: on,
+                tangents: ot,
                 prev_positions: pp,
                 prev_normals: pn,
                 motion,
@@ -294,12 +301,14 @@ impl BatchWriter<'_> {
         } else {
             self.batch.vertex_count as usize
         };
+        let cpu_tangents = if self.tangents.is_empty() { 0 } else { cpu };
         let out = (
             Strided::new(&mut *self.palettes, stride),
             Strided::new(&mut *self.records, 1),
             Strided::new(&mut *self.positions, cpu),
             (
                 Strided::new(&mut *self.normals, cpu),
+                Strided::new(&mut *self.tangents, cpu_tangents),
                 Strided::new(&mut *self.morph_headers, heads),
                 Strided::new(&mut *self.morph_entries, ents),
             ),
@@ -314,7 +323,7 @@ impl BatchWriter<'_> {
                 time,
                 threads,
                 out,
-                |i, skin, (pal, rec, pos, (nrm, h, e))| {
+                |i, skin, (pal, rec, pos, (nrm, tan, h, e))| {
                     let beyond =
                         || GpuError::InvalidArgument(format!("instance {i} beyond the batch"));
                     let record = rec.into_slice().first_mut().ok_or_else(beyond)?;
@@ -330,6 +339,7 @@ impl BatchWriter<'_> {
                         record,
                         positions: pos.into_slice(),
                         normals: nrm.into_slice(),
+                        tangents: tan.into_slice(),
                         prev_positions: &mut [],
                         prev_normals: &mut [],
                         motion: self_motion,
@@ -401,6 +411,8 @@ pub struct InstanceWriter<'a> {
     record: &'a mut InstanceRecord,
     positions: &'a mut [Vec3],
     normals: &'a mut [Vec3],
+    /// CPU stage, meshes with tangents: its skinned tangents (else empty).
+    tangents: &'a mut [Vec4],
     /// CPU stage with motion: its previous positions and normals.
     prev_positions: &'a mut [Vec3],
     prev_normals: &'a mut [Vec3],
@@ -536,6 +548,9 @@ impl InstanceWriter<'_> {
             self.positions,
             self.normals,
         )?;
+        if let Some(cpu) = m.cpu.as_ref().filter(|_| !self.tangents.is_empty()) {
+            cpu_tangents(m, cpu, skin, weights, self.tangents)?;
+        }
         if self.motion {
             let prev = pose(
                 m,
@@ -630,6 +645,70 @@ fn pose(
         }
     }
     Ok(report)
+}
+
+thread_local! {
+    /// The CPU stage's morphed bind tangents, reused per thread.
+    static MORPHED_TANGENTS: std::cell::RefCell<Vec<Vec4>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The CPU stage's tangents of `m` posed by `skin` and morph `weights`
+/// (`None`: all zero) into `out`: `mesh::MorphJob`'s tangent rule (the
+/// active targets' deltas added to `xyz` in target order, renormalised,
+/// `w` kept), then the encoding's tangent job.
+fn cpu_tangents(
+    m: &PreparedMesh,
+    cpu: &super::super::mesh::CpuStreams,
+    skin: &[Affine3A],
+    weights: Option<&[f32]>,
+    out: &mut [Vec4],
+) -> GpuResult<()> {
+    let anim = |e: crate::anim::AnimError| {
+        GpuError::InvalidArgument(format!("mesh {:?} on path {}: {e}", m.name, m.path.name))
+    };
+    let moving = weights.filter(|w| {
+        crate::mesh::active_targets(w)
+            .any(|(i, _)| cpu.tangent_deltas.get(i).is_some_and(|d| !d.is_empty()))
+    });
+    let run = |tangents: &[Vec4], out: &mut [Vec4]| {
+        m.path
+            .encoding
+            .skin_tangents_cpu(
+                skin,
+                &m.hierarchy,
+                super::super::encoding::CpuTangents {
+                    per_vertex: cpu.per_vertex,
+                    joints: &cpu.joints,
+                    weights: &cpu.weights,
+                    tangents,
+                    out_tangents: out,
+                },
+            )
+            .map_err(anim)
+    };
+    match moving {
+        // The renormalisation before skinning changes nothing after it (a
+        // linear map, then normalised): unmoved tangents go in as they are.
+        None => run(&cpu.tangents, out),
+        Some(w) => MORPHED_TANGENTS.with(|scratch| {
+            let mut t = scratch.borrow_mut();
+            t.clear();
+            t.extend_from_slice(&cpu.tangents);
+            for (i, wi) in crate::mesh::active_targets(w) {
+                let Some(d) = cpu.tangent_deltas.get(i).filter(|d| !d.is_empty()) else {
+                    continue;
+                };
+                for (t, d) in t.iter_mut().zip(d) {
+                    *t += (*d * wi).extend(0.0);
+                }
+            }
+            for t in t.iter_mut() {
+                *t = t.truncate().normalize_or_zero().extend(t.w);
+            }
+            run(&t, out)
+        }),
+    }
 }
 
 /// Errors unless `weights` has one finite weight per morph target of `m`.

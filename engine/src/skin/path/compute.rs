@@ -9,7 +9,12 @@ use crate::skin::mesh::PreparedMesh;
 use crate::skin::storage::PushBytes;
 
 impl SkinPath {
-    pub(super) fn build_compute(&self, influences: u32, morph: bool) -> GpuResult<Pipeline> {
+    pub(super) fn build_compute(
+        &self,
+        influences: u32,
+        morph: bool,
+        tangents: bool,
+    ) -> GpuResult<Pipeline> {
         let layouts = self.compute_layouts.as_ref().ok_or_else(|| {
             GpuError::InvalidArgument(format!("path {} has no compute layout", self.desc.name))
         })?;
@@ -18,7 +23,7 @@ impl SkinPath {
             &file,
             self.main_source("skin/compute.glsl", "#define SKIN_STAGE_COMPUTE 1\n"),
         );
-        let desc = ShaderDesc::new(&file).defines(&self.defines(influences, morph));
+        let desc = ShaderDesc::new(&file).defines(&self.defines(influences, morph, tangents));
         let module = ShaderModule::compile(&self.device, &sources, &desc)?;
         Pipeline::compute(&self.device, &layouts.pipeline, &module)
     }
@@ -54,7 +59,7 @@ impl SkinPath {
             let pipeline = self
                 .compute
                 .iter()
-                .find(|(k, _)| *k == (p.influences, p.morph.is_some()))
+                .find(|(k, _)| *k == (p.influences, p.morph.is_some(), p.has_tangents))
                 .map(|(_, p)| p)
                 .ok_or_else(missing)?;
             pipeline.bind(cmd);

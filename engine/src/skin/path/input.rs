@@ -10,12 +10,15 @@ use crate::gpu::vk;
 /// pipeline (skinned positions 0, normals 1, instances 3; with `motion`
 /// previous positions 5 at location 12; the base vertices' texture
 /// coordinates 6 at location 2); both read the vertex colours from stream
-/// 7 at location 13.
+/// 7 at location 13. With `tangents` (meshes with tangents) both read
+/// stream 8 at location 14 (vec4): the bind-pose tangents, or the
+/// skinned ones of the output.
 pub(super) fn vertex_input(
     vertex_stage: bool,
     influences: u32,
     capture: bool,
     motion: bool,
+    tangents: bool,
 ) -> (
     Vec<vk::VertexInputBindingDescription>,
     Vec<vk::VertexInputAttributeDescription>,
@@ -82,6 +85,10 @@ pub(super) fn vertex_input(
     }
     bindings.push(binding(7, 16, v));
     attrs.push(attr(13, 7, f4, 0));
+    if tangents {
+        bindings.push(binding(8, 16, v));
+        attrs.push(attr(14, 8, f4, 0));
+    }
     bindings.push(binding(
         3,
         std::mem::size_of::<InstanceRecord>(),

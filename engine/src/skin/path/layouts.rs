@@ -5,10 +5,11 @@ use crate::gpu::{vk, BindingDesc, DescriptorSetLayout, Device, GpuResult, Pipeli
 
 /// The compute stage's set layouts and pipeline layout.
 pub(super) struct ComputeLayouts {
-    /// Set 0: the mesh's bind-pose vertices and influences.
+    /// Set 0: the mesh's bind-pose vertices, influences and tangents
+    /// (binding 3, read by the TANGENTS permutation).
     pub mesh: DescriptorSetLayout,
-    /// Set 2: the skinned positions and normals, and the previous
-    /// positions (motion).
+    /// Set 2: the skinned positions and normals, the previous positions
+    /// (motion) and the skinned tangents (binding 3, TANGENTS).
     pub out: DescriptorSetLayout,
     /// Sets 0 to 3 (set 1 the storage's palette, or empty; set 3 the
     /// morph targets, `super::super::morph`) and the push
@@ -31,6 +32,7 @@ impl ComputeLayouts {
                 BindingDesc::new(0, ssbo, cs),
                 BindingDesc::new(1, ssbo, cs),
                 BindingDesc::new(2, ssbo, cs),
+                BindingDesc::new(3, ssbo, cs),
             ],
         )?;
         let out = DescriptorSetLayout::new(
@@ -39,6 +41,7 @@ impl ComputeLayouts {
                 BindingDesc::new(0, ssbo, cs),
                 BindingDesc::new(1, ssbo, cs),
                 BindingDesc::new(2, ssbo, cs),
+                BindingDesc::new(3, ssbo, cs),
             ],
         )?;
         let pipeline = PipelineLayout::new(

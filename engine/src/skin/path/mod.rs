@@ -23,7 +23,7 @@ mod vertex;
 use std::cell::Cell;
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 pub use batch::{Batch, BatchWriter, InstanceWriter};
 pub use config::SkinPathConfig;
@@ -54,6 +54,8 @@ struct PipelineKey {
     polygon: vk::PolygonMode,
     /// The MORPH permutation (vertex stage, meshes with morph targets).
     morph: bool,
+    /// The TANGENTS permutation (meshes with tangents, every stage).
+    tangents: bool,
     /// Alpha blending on, depth writes off (blended materials).
     blend: bool,
 }
@@ -76,6 +78,9 @@ struct Slot {
     out: Option<Buffer>,
     out_cap: usize,
     out_used: usize,
+    /// Whether `out` holds the tangent region (after the others, 16 bytes
+    /// a vertex; made when a mesh with tangents is first batched).
+    out_tangents: bool,
     out_set: vk::DescriptorSet,
     /// Per instance record, its morph header `(first entry, count)` (GPU
     /// stages; written for instances of meshes with targets).
@@ -125,8 +130,8 @@ pub struct SkinPath {
     compute_layouts: Option<layouts::ComputeLayouts>,
     graphics_layout: Arc<PipelineLayout>,
     pipelines: Vec<(PipelineKey, Pipeline)>,
-    /// Compute pipelines by (influences, morph).
-    compute: Vec<((u32, bool), Pipeline)>,
+    /// Compute pipelines by (influences, morph, tangents).
+    compute: Vec<((u32, bool, bool), Pipeline)>,
     _pool: Option<DescriptorPool>,
     slots: Vec<Slot>,
     /// Unique in the process: the meshes it prepared with morph targets
@@ -338,6 +343,7 @@ impl SkinPath {
                 out: None,
                 out_cap: 0,
                 out_used: 0,
+                out_tangents: false,
                 out_set: alloc(out_layout)?,
                 morph_headers: None,
                 morph_headers_cap: 0,
@@ -379,10 +385,10 @@ impl SkinPath {
         for s in 0..n {
             path.ensure_palette(s, 1)?;
             path.ensure_records(s, 1)?;
-            path.ensure_out(s, 1)?;
+            path.ensure_out(s, 1, false)?;
             path.ensure_morph(s, 1, 1)?;
         }
-        path.ensure_pipelines(4, false)?;
+        path.ensure_pipelines(4, false, false)?;
         Ok(path)
     }
 
@@ -467,7 +473,11 @@ impl SkinPath {
             morph,
             self.cfg.motion,
         )?;
-        self.ensure_pipelines(prepared.influences, prepared.morph.is_some())?;
+        self.ensure_pipelines(
+            prepared.influences,
+            prepared.morph.is_some(),
+            prepared.has_tangents,
+        )?;
         Ok(prepared)
     }
 
@@ -653,10 +663,18 @@ impl SkinPath {
                     limit,
                 });
             }
+            let bytes = out_end as u64 * 16;
+            if prepared.has_tangents && bytes > limit {
+                return Err(GpuError::Limit {
+                    what: "skinned tangent bytes in one frame (maxStorageBufferRange)",
+                    needed: bytes,
+                    limit,
+                });
+            }
         }
         self.ensure_palette(frame, palette_end)?;
         self.ensure_records(frame, records_end)?;
-        self.ensure_out(frame, out_end)?;
+        self.ensure_out(frame, out_end, prepared.has_tangents)?;
         self.ensure_morph(frame, headers_end, entries_end)?;
         let is_push = self.is_push();
         let slot = &mut self.slots[frame];
@@ -687,10 +705,18 @@ impl SkinPath {
             slot.records.as_mut().ok_or_else(missing)?.mapped_mut()?,
         )?[first_record..records_end];
         let motion = self.cfg.motion;
+        let mut tangents: &mut [Vec4] = &mut [];
         let (positions, normals, prev): (&mut [Vec3], &mut [Vec3], PrevOut) = if stage == Stage::Cpu
         {
             let cap = slot.out_cap;
-            let all = cast_mut::<Vec3>(slot.out.as_mut().ok_or_else(missing)?.mapped_mut()?)?;
+            let regions = if motion { 4 } else { 2 };
+            let bytes = slot.out.as_mut().ok_or_else(missing)?.mapped_mut()?;
+            let (bytes, tangent_bytes) = bytes.split_at_mut((cap * 12 * regions).min(bytes.len()));
+            if prepared.has_tangents {
+                let all = cast_mut::<Vec4>(tangent_bytes)?;
+                tangents = all.get_mut(out_base..out_end).ok_or_else(missing)?;
+            }
+            let all = cast_mut::<Vec3>(bytes)?;
             let (p, rest) = all.split_at_mut(cap);
             let (n, rest) = rest.split_at_mut(cap);
             let prev = if motion {
@@ -730,6 +756,7 @@ impl SkinPath {
             records,
             positions,
             normals,
+            tangents,
             prev_positions: prev.0,
             prev_normals: prev.1,
             motion,
@@ -862,6 +889,7 @@ impl SkinPath {
             influences: if vertex_stage { prepared.influences } else { 0 },
             polygon,
             morph,
+            tangents: prepared.has_tangents,
             // Wireframe has no blending variant.
             blend: material.blend() && polygon == vk::PolygonMode::FILL,
         };

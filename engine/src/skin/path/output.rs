@@ -1,5 +1,7 @@
 //! The skinned output of the compute and CPU stages: one buffer per frame
-//! in flight holding positions then normals (device-local and written by
+//! in flight holding positions then normals (then the motion regions, then,
+//! once a mesh with tangents has been batched in the slot, the tangents:
+//! vec4, 16 bytes a vertex) (device-local and written by
 //! the compute dispatch, or host-visible and written by the CPU job), and
 //! the plain pipeline's draw of it, one draw per instance.
 
@@ -9,23 +11,33 @@ use crate::gpu::{vk, write_buffer_range, Buffer, BufferDesc, GpuResult};
 use crate::skin::mesh::PreparedMesh;
 
 impl SkinPath {
-    pub(super) fn ensure_out(&mut self, frame: usize, need: usize) -> GpuResult<()> {
+    pub(super) fn ensure_out(
+        &mut self,
+        frame: usize,
+        need: usize,
+        tangents: bool,
+    ) -> GpuResult<()> {
         let stage = self.desc.stage;
         if stage == Stage::Vertex {
             return Ok(());
         }
         let d = self.device.clone();
         let slot = &mut self.slots[frame];
-        if need <= slot.out_cap && slot.out.is_some() {
+        if need <= slot.out_cap && slot.out.is_some() && (slot.out_tangents || !tangents) {
             return Ok(());
         }
+        // Once there, the tangent region stays (the slot's later batches
+        // of meshes with tangents need no new buffer).
+        let tangents = tangents || slot.out_tangents;
+        let need = need.max(slot.out_cap);
         // A multiple of 64 vertices: the normals region then starts on a
         // 256-byte boundary (any storage offset alignment).
         let cap = need.next_power_of_two().max(64).div_ceil(64) * 64;
         // Positions, normals and, with motion, previous positions and
         // previous normals (the CPU job's; the compute stage leaves them).
         let regions = if self.cfg.motion { 4 } else { 2 };
-        let size = (cap * 12 * regions) as u64;
+        let tangent_bytes = if tangents { cap * 16 } else { 0 };
+        let size = (cap * 12 * regions + tangent_bytes) as u64;
         // Transfer source: a host may copy it (the compute route); the
         // host's extra usages (an acceleration-structure build's input).
         let usage = vk::BufferUsageFlags::VERTEX_BUFFER
@@ -53,6 +65,11 @@ impl SkinPath {
                     let from = r * old_cap;
                     buf.write_bytes((r * cap * 12) as u64, &src[from..from + used])?;
                 }
+                if slot.out_tangents {
+                    let from = regions * old_cap;
+                    let used = slot.out_used * 16;
+                    buf.write_bytes((regions * cap * 12) as u64, &src[from..from + used])?;
+                }
             }
         } else {
             let ty = vk::DescriptorType::STORAGE_BUFFER;
@@ -65,9 +82,19 @@ impl SkinPath {
             // Previous positions (motion; else the positions again, unused).
             let prev = if regions > 2 { 2 * half } else { 0 };
             write_buffer_range(&d, slot.out_set, 2, ty, &buf, prev, range);
+            // Tangents (TANGENTS; else the positions again, unused).
+            let (at, range) = if tangents {
+                let quarter = (cap * 16) as u64;
+                let max = u64::from(d.limits().max_storage_buffer_range);
+                (regions as u64 * half, quarter.min(max))
+            } else {
+                (0, range)
+            };
+            write_buffer_range(&d, slot.out_set, 3, ty, &buf, at, range);
         }
         slot.out = Some(buf);
         slot.out_cap = cap;
+        slot.out_tangents = tangents;
         Ok(())
     }
 
@@ -84,6 +111,8 @@ impl SkinPath {
         let out = slot.out.as_ref().ok_or_else(missing)?;
         let records = slot.records.as_ref().ok_or_else(missing)?;
         let half = (slot.out_cap * 12) as u64;
+        let regions: u64 = if self.cfg.motion { 4 } else { 2 };
+        let tangents = prepared.has_tangents && slot.out_tangents;
         let colors = prepared.colors.raw();
         // SAFETY: `cmd` is recording inside a rendering scope with the plain
         // pipeline bound; stream 3 is the instance records, streams 6 and 7
@@ -106,6 +135,11 @@ impl SkinPath {
                 d.cmd_bind_vertex_buffers(cmd, 0, &[out.raw(), out.raw()], &[at, half + at]);
                 if self.cfg.motion {
                     d.cmd_bind_vertex_buffers(cmd, 5, &[out.raw()], &[2 * half + at]);
+                }
+                if tangents {
+                    // Stream 8: the tangent region, 16 bytes a vertex.
+                    let t = regions * half + at / 12 * 16;
+                    d.cmd_bind_vertex_buffers(cmd, 8, &[out.raw()], &[t]);
                 }
                 d.cmd_draw_indexed(cmd, prepared.index_count, 1, 0, 0, batch.first_record + i);
             }

@@ -1,5 +1,5 @@
 //! A path's pipelines: built on demand per permutation (influences,
-//! polygon mode, morph), from its storage, encoding and stage GLSL; each
+//! polygon mode, morph, tangents), from its storage, encoding and stage GLSL; each
 //! filled permutation also in a blending variant (alpha-blended
 //! materials: blending on, depth writes off). The cull mode is dynamic
 //! (a material's `double_sided`).
@@ -13,7 +13,12 @@ use crate::gpu::{
 use crate::skin::registry::Stage;
 
 impl SkinPath {
-    pub(super) fn ensure_pipelines(&mut self, influences: u32, morph: bool) -> GpuResult<()> {
+    pub(super) fn ensure_pipelines(
+        &mut self,
+        influences: u32,
+        morph: bool,
+        tangents: bool,
+    ) -> GpuResult<()> {
         let vertex = self.desc.stage == Stage::Vertex;
         let key_influences = if vertex { influences } else { 0 };
         for polygon in self.polygon_modes() {
@@ -21,6 +26,7 @@ impl SkinPath {
                 influences: key_influences,
                 polygon,
                 morph: vertex && morph,
+                tangents,
                 blend: false,
             };
             if self.pipelines.iter().any(|(k, _)| *k == key) {
@@ -29,9 +35,9 @@ impl SkinPath {
             let built = self.build_graphics(key)?;
             self.pipelines.extend(built);
         }
-        let ck = (influences, morph);
+        let ck = (influences, morph, tangents);
         if self.desc.stage == Stage::Compute && !self.compute.iter().any(|(k, _)| *k == ck) {
-            let p = self.build_compute(influences, morph)?;
+            let p = self.build_compute(influences, morph, tangents)?;
             self.compute.push((ck, p));
         }
         Ok(())
@@ -51,7 +57,12 @@ impl SkinPath {
         s
     }
 
-    pub(super) fn defines(&self, influences: u32, morph: bool) -> Vec<(String, String)> {
+    pub(super) fn defines(
+        &self,
+        influences: u32,
+        morph: bool,
+        tangents: bool,
+    ) -> Vec<(String, String)> {
         let mut d = vec![
             ("INFLUENCES".into(), influences.to_string()),
             ("PALETTE_VEC4S".into(), self.window.max(1).to_string()),
@@ -61,6 +72,9 @@ impl SkinPath {
         }
         if self.cfg.motion {
             d.push(("MOTION".into(), "1".into()));
+        }
+        if tangents {
+            d.push(("TANGENTS".into(), "1".into()));
         }
         d
     }
@@ -82,9 +96,14 @@ impl SkinPath {
         };
         let mut vdesc = ShaderDesc::new(&file);
         if vertex_stage {
-            vdesc = vdesc.defines(&self.defines(key.influences, key.morph));
-        } else if self.cfg.motion {
-            vdesc = vdesc.define("MOTION", 1);
+            vdesc = vdesc.defines(&self.defines(key.influences, key.morph, key.tangents));
+        } else {
+            if self.cfg.motion {
+                vdesc = vdesc.define("MOTION", 1);
+            }
+            if key.tangents {
+                vdesc = vdesc.define("TANGENTS", 1);
+            }
         }
         if self.cfg.capture {
             vdesc = vdesc.define("SKIN_CAPTURE", 1);
@@ -103,6 +122,7 @@ impl SkinPath {
             key.influences,
             self.cfg.capture,
             self.cfg.motion,
+            key.tangents,
         );
         let depth = self.cfg.depth_format != vk::Format::UNDEFINED;
         let mut out = Vec::with_capacity(2);

@@ -29,9 +29,9 @@ impl SkinPath {
             .unwrap_or(&prepared.influences0);
         // SAFETY: `cmd` is recording inside a rendering scope with this
         // path's vertex-stage pipeline bound (or a host's built with the
-        // same vertex input, `HostVertexRoute`), whose bindings 0 to 3, 7 (and
-        // 4 in capture mode) these are; the buffers live until the frame
-        // retires.
+        // same vertex input, `HostVertexRoute`), whose bindings 0 to 3, 7 (4
+        // in capture mode, 8 for a mesh with tangents) these are; the
+        // buffers live until the frame retires.
         unsafe {
             d.cmd_bind_vertex_buffers(
                 cmd,
@@ -47,6 +47,9 @@ impl SkinPath {
             d.cmd_bind_vertex_buffers(cmd, 7, &[prepared.colors.raw()], &[0]);
             if self.cfg.capture {
                 d.cmd_bind_vertex_buffers(cmd, 4, &[prepared.source.raw()], &[0]);
+            }
+            if let Some(t) = &prepared.tangents {
+                d.cmd_bind_vertex_buffers(cmd, 8, &[t.raw()], &[0]);
             }
         }
         let vpb = self.desc.encoding.vec4s_per_bone();
