@@ -20,8 +20,13 @@ pub struct HostBatch {
     pub mesh: usize,
     /// The mesh's vertex-route permutation: influences (4 or 8) ...
     pub influences: u32,
-    /// ... and whether it has morph targets.
+    /// ... whether it has morph targets ...
     pub morph: bool,
+    /// ... and whether it has tangents (the permutation whose
+    /// `SkinnedVertex` carries them: [`Renderer::host_vertex_route_with`];
+    /// a pipeline of the route without them draws the mesh too, ignoring
+    /// its tangents).
+    pub tangents: bool,
     /// The instances drawn, in the batch's order (instance `i` of the
     /// batch is `instances[i]`).
     pub instances: Vec<InstanceId>,
@@ -34,6 +39,20 @@ impl Renderer {
     /// vertex input of the host's pipeline (see [`HostVertexRoute`]).
     pub fn host_vertex_route(&self, influences: u32, morph: bool) -> GpuResult<HostVertexRoute> {
         self.skin_path().host_vertex_route(influences, morph)
+    }
+
+    /// [`Renderer::host_vertex_route`] of the permutation (`influences`,
+    /// `morph`, `tangents`): with `tangents` the header defines `TANGENTS`
+    /// and `skin_vertex()` also gives the skinned tangent (stream 8,
+    /// location 14).
+    pub fn host_vertex_route_with(
+        &self,
+        influences: u32,
+        morph: bool,
+        tangents: bool,
+    ) -> GpuResult<HostVertexRoute> {
+        self.skin_path()
+            .host_vertex_route_with(influences, morph, tangents)
     }
 
     /// The batches of the open frame `frame` (after
@@ -49,6 +68,7 @@ impl Renderer {
                 mesh,
                 influences: prepared.influences(),
                 morph: prepared.morph_targets() > 0,
+                tangents: prepared.has_tangents(),
                 instances: self.character_instances(character),
             });
         }

@@ -30,6 +30,18 @@ fn path_spirv_with(
     capture: bool,
     morph: bool,
 ) -> Vec<u32> {
+    path_spirv_defines(storage, encoding, stage, capture, morph, &[])
+}
+
+/// [`path_spirv_with`] with `extra` defines (each set to 1).
+fn path_spirv_defines(
+    storage: &dyn Storage,
+    encoding: &dyn Encoding,
+    stage: Stage,
+    capture: bool,
+    morph: bool,
+    extra: &[&str],
+) -> Vec<u32> {
     let (file, prelude, stage_file) = match stage {
         Stage::Compute => (
             "gen/t.comp",
@@ -51,6 +63,9 @@ fn path_spirv_with(
     }
     if morph {
         desc = desc.define("MORPH", 1);
+    }
+    for name in extra {
+        desc = desc.define(name, 1);
     }
     compile(&ShaderSources::embedded().with(file, src), &desc).unwrap()
 }
@@ -85,6 +100,23 @@ fn every_storage_and_encoding_compiles_with_morph_targets() {
             path_spirv_with(storage, encoding, Stage::Vertex, true, true);
             if storage.serves_compute() {
                 path_spirv_with(storage, encoding, Stage::Compute, false, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_storage_and_encoding_compiles_with_tangents() {
+    for &storage in STORAGES {
+        for &encoding in ENCODINGS {
+            for (morph, extra) in [
+                (false, &["TANGENTS"][..]),
+                (true, &["TANGENTS", "MOTION"][..]),
+            ] {
+                path_spirv_defines(storage, encoding, Stage::Vertex, true, morph, extra);
+                if storage.serves_compute() {
+                    path_spirv_defines(storage, encoding, Stage::Compute, false, morph, extra);
+                }
             }
         }
     }
