@@ -1,5 +1,5 @@
 //! The vertex route's GLSL and layouts on every vertex-stage path: for each
-//! permutation (4 and 8 influences, morph), a host vertex shader that
+//! permutation (4 and 8 influences, morph, tangents), a host vertex shader that
 //! includes the generated header and calls `skin_vertex()` (and, on paths
 //! built with motion vectors, `skin_vertex_previous()`) compiles, and a
 //! pipeline layout made of the route's set layouts (at their numbers) and
@@ -23,11 +23,17 @@ layout(location = 1) out vec2 v_uv;
 #ifdef MOTION
 layout(location = 2) out vec3 v_prev;
 #endif
+#ifdef TANGENTS
+layout(location = 3) out vec4 v_tangent;
+#endif
 void main() {
 #ifdef MOTION
     v_prev = skin_vertex_previous();
 #endif
     SkinnedVertex s = skin_vertex();
+#ifdef TANGENTS
+    v_tangent = s.world_tangent + s.tangent * 0.0;
+#endif
     v_normal = s.world_normal + s.normal * 0.0;
     v_uv = s.uv + s.color.xy * 0.0 + s.tint.xy * 0.0;
     gl_Position = cam.view_proj * vec4(s.world_position + s.position * 0.0, 1.0);
@@ -57,16 +63,38 @@ fn vertex_route_compiles_and_lays_out_on_every_vertex_path() {
             continue;
         }
         assert!(path.host_vertex_route(5, false).is_err(), "{}", desc.name);
-        let perms: &[(u32, bool)] = if motion {
-            &[(4, false), (8, true)]
+        // (influences, morph, tangents)
+        let perms: &[(u32, bool, bool)] = if motion {
+            &[(4, false, false), (8, true, true)]
         } else {
-            &[(4, false), (8, false), (4, true), (8, true)]
+            &[
+                (4, false, false),
+                (8, false, true),
+                (4, true, false),
+                (8, true, true),
+            ]
         };
-        for &(influences, morph) in perms {
-            let route = path.host_vertex_route(influences, morph).unwrap();
+        for &(influences, morph, tangents) in perms {
+            let route = path
+                .host_vertex_route_with(influences, morph, tangents)
+                .unwrap();
             let label = format!(
-                "{} {influences} influences, morph {morph}, motion {motion}",
+                "{} {influences} influences, morph {morph}, tangents {tangents}, motion {motion}",
                 desc.name
+            );
+            assert_eq!(route.tangents, tangents, "{label}");
+            assert_eq!(
+                route.header.contains("#define TANGENTS"),
+                tangents,
+                "{label}"
+            );
+            assert_eq!(
+                route
+                    .vertex_attributes
+                    .iter()
+                    .any(|a| a.location == 14 && a.binding == 8),
+                tangents,
+                "{label}"
             );
             assert_eq!(route.header.contains("#define MOTION"), motion, "{label}");
             assert!(route.header.contains(desc.encoding.shader()), "{label}");
