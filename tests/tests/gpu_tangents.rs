@@ -281,6 +281,17 @@ fn unmorphed_case(k: usize, seed: u64) -> Case {
     case
 }
 
+/// A tube with tangents and targets of which none moves tangents (two
+/// texels per delta, the tangents only renormalised by the morph).
+fn no_tangent_deltas_case(seed: u64) -> Case {
+    let mut case = tube_case(4, 4, 6, 2, seed);
+    for t in &mut case.model.meshes[0].morph.targets {
+        t.tangents.clear();
+    }
+    case.label = "tube k=4 targets=6 without tangent deltas".into();
+    case
+}
+
 #[test]
 fn every_path_skins_tangents_like_the_reference() {
     let gpu = GpuTest::new();
@@ -290,9 +301,10 @@ fn every_path_skins_tangents_like_the_reference() {
         tube_case(4, 4, 24, 3, 1),
         tube_case(4, 8, 24, 2, 2),
         unmorphed_case(4, 3),
+        no_tangent_deltas_case(11),
         rigid,
     ];
-    for case in &cases[..3] {
+    for case in &cases[..4] {
         assert!(case.model.meshes[0].positions.len() >= 200);
     }
     let mut served = 0;
