@@ -152,8 +152,9 @@ fn main() {
             let (wall, cpu) = ns_per_instance(b, p, kind);
             let cpu = cpu.map_or(String::new(), |c| format!(", {c:.1} ns of CPU time"));
             println!(
-                "skinned bounds ({what}), {name} ({} with vertices): {wall:.1} ns per instance (wall){cpu}",
+                "skinned bounds ({what}), {name} ({} with vertices, {} sharing pairs): {wall:.1} ns per instance (wall){cpu}",
                 b.joint_count(),
+                b.sharing_pairs(),
             );
         }
     }

@@ -270,8 +270,21 @@ impl PathRig {
         shaded: bool,
         fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
     ) -> Vec<CapturedVertex> {
+        self.draw_active(gpu, count, usize::MAX, shaded, fill)
+    }
+
+    /// [`PathRig::draw_with`] through `SkinPath::batch_active` (`active`
+    /// morph entries reserved per instance).
+    pub fn draw_active(
+        &mut self,
+        gpu: &GpuTest,
+        count: usize,
+        active: usize,
+        shaded: bool,
+        fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+    ) -> Vec<CapturedVertex> {
         self.ensure_capture(gpu, count * self.mesh.vertex_count() as usize);
-        let frame = self.submit_with(gpu, count, shaded, fill);
+        let frame = self.submit_active(gpu, count, active, shaded, fill);
         self.frames.wait(&frame).expect("wait");
         match &self.capture {
             Some(c) => c
@@ -375,11 +388,24 @@ impl PathRig {
         shaded: bool,
         fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
     ) -> vkskin::render::Frame {
+        self.submit_active(gpu, count, usize::MAX, shaded, fill)
+    }
+
+    /// [`PathRig::submit_with`] through `SkinPath::batch_active` (`active`
+    /// morph entries reserved per instance).
+    pub fn submit_active(
+        &mut self,
+        gpu: &GpuTest,
+        count: usize,
+        active: usize,
+        shaded: bool,
+        fill: impl FnOnce(&mut vkskin::skin::BatchWriter<'_>),
+    ) -> vkskin::render::Frame {
         let frame = self.frames.begin().expect("begin");
         self.path.begin_frame(frame.index).expect("begin frame");
         let mut w = self
             .path
-            .batch(frame.index, &self.mesh, count)
+            .batch_active(frame.index, &self.mesh, count, active)
             .expect("batch");
         let batch = w.batch();
         fill(&mut w);

@@ -183,6 +183,99 @@ fn every_path_morphs_tubes_like_the_reference() {
     gpu.finish();
 }
 
+/// `SkinPath::batch_active`: the 300-target tube with 4 non-zero weights
+/// per instance reserves 4 entries an instance on every GPU path (`batch`
+/// reserves 300) and draws like the reference; an instance with more
+/// non-zero weights than reserved is refused, naming the reservation.
+#[test]
+fn a_batch_reserves_only_the_active_targets() {
+    let gpu = GpuTest::new();
+    let mut case = tube_case(4, 300, 3, 5);
+    for (i, inst) in case.instances.iter_mut().enumerate() {
+        inst.1 = few_weights(300, &[3, 77, 150 + i, 299], 40 + i as u64);
+    }
+    let mesh = &case.model.meshes[0];
+    let hierarchy = PaletteHierarchy::new(&case.model.skins[0], &case.model.skeleton).unwrap();
+    let vc = mesh.positions.len();
+    let n = case.instances.len();
+    let five = few_weights(300, &[1, 2, 3, 4, 5], 9);
+    let mut served = 0;
+    for desc in paths() {
+        if desc.stage == Stage::Cpu {
+            continue;
+        }
+        let mut rig = match PathRig::new(
+            &gpu,
+            desc,
+            &case.model,
+            0,
+            vk::PolygonMode::FILL,
+            true,
+            None,
+            1,
+            16,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                assert!(desc.name.ends_with("-push"), "{}: {e}", desc.name);
+                continue;
+            }
+        };
+        let mut reserved = [0; 2];
+        rig.draw_with(&gpu, n, false, |w| {
+            reserved[0] = w.morph_entries_reserved();
+            w.write_all(|i| (case.instances[i].0.as_slice(), Affine3A::IDENTITY, [1.0; 4]))
+                .expect("write");
+        });
+        let got = rig.draw_active(&gpu, n, 4, false, |w| {
+            reserved[1] = w.morph_entries_reserved();
+            w.write_all_morphed(|i| {
+                let inst = &case.instances[i];
+                (
+                    inst.0.as_slice(),
+                    inst.1.as_slice(),
+                    Affine3A::IDENTITY,
+                    [1.0; 4],
+                )
+            })
+            .expect("write");
+        });
+        assert_eq!(reserved, [300 * n, 4 * n], "{}", desc.name);
+        for (i, (skin, w)) in case.instances.iter().enumerate() {
+            check_instance(
+                &format!("{}: batch_active instance {i}", desc.name),
+                desc,
+                mesh,
+                &hierarchy,
+                skin,
+                w,
+                &got[i * vc..(i + 1) * vc],
+            );
+        }
+        // Five non-zero weights in a batch reserving four: refused; the
+        // instances are then written without weights (a valid frame).
+        rig.draw_active(&gpu, n, 4, false, |w| {
+            let e = w
+                .write_all_morphed(|i| {
+                    (
+                        case.instances[i].0.as_slice(),
+                        five.as_slice(),
+                        Affine3A::IDENTITY,
+                        [1.0; 4],
+                    )
+                })
+                .expect_err("five active in four entries");
+            assert!(e.to_string().contains("batch_active"), "{e}");
+            w.write_all(|i| (case.instances[i].0.as_slice(), Affine3A::IDENTITY, [1.0; 4]))
+                .expect("write");
+        });
+        rig.wait_all();
+        served += 1;
+    }
+    assert!(served > 0);
+    gpu.finish();
+}
+
 /// A second batch in the frame reads its own headers and entries (its
 /// records and entries start past the first batch's), with two frames in
 /// flight, each slot drawn twice.

@@ -383,10 +383,17 @@ pub struct JointBounds {
     /// Pairs of entries that share a vertex (for the dual-quaternion
     /// bound).
     pairs: Vec<EntryPair>,
-    /// `(first influence, i, j)` of the vertices whose pair `(i, j)` does
-    /// not hold the first influence: the job's sign choice for `i` and `j`
-    /// depends on it.
-    sign_triples: Vec<[u16; 3]>,
+    /// The vertices whose pair `(i, j)` does not hold their first
+    /// influence `f` (the job's sign choice for `i` and `j` depends on
+    /// `f`): the indices of the rotation products `<r_f, r_i>`, `<r_f,
+    /// r_j>` and `<r_i, r_j>` among a frame's (the pairs' in their order,
+    /// then the sign edges').
+    sign_triples: Vec<[u32; 3]>,
+    /// The `(f, i)` of those triples that are no sharing pair (`f`'s
+    /// weight may be zero).
+    sign_edges: Vec<[u16; 2]>,
+    /// The largest `EntryPair::pair_weight`.
+    pair_weight_max: f32,
     /// Per pair, the indices (into `boxes`) of the entries of the
     /// vertices that hold both of its entries: the boxes its bulge pads.
     pair_boxes: Vec<u32>,
@@ -449,7 +456,8 @@ impl JointBounds {
             }
             weight_slack = weight_slack.max((sum - 1.0).abs());
         }
-        let (mut pairs, near, sign_triples) = sharing_pairs(mesh);
+        let (mut pairs, near, triples) = sharing_pairs(mesh);
+        let (sign_triples, sign_edges) = sign_products(&pairs, &triples);
         // The principal axes of each entry's vertices; a second pass finds
         // their extent along them.
         let axes: Vec<[[f64; 3]; 3]> = fits.iter().map(Fit::axes).collect();
@@ -513,8 +521,10 @@ impl JointBounds {
             morph_reach,
             first_weight: mesh.morph.first_weight,
             weight_slack,
+            pair_weight_max: pairs.iter().map(|p| p.pair_weight).fold(0.0, f32::max),
             pairs,
             sign_triples,
+            sign_edges,
             pair_boxes,
         })
     }
@@ -630,73 +640,121 @@ impl JointBounds {
             self.check_palette("scale/shear matrices", scale_shear.len())?;
         }
         let r = self.morph_radius(model_weights)?;
+        let (np, nd, nb) = (
+            self.pairs.len(),
+            self.pairs.len() + self.sign_edges.len(),
+            self.boxes.len(),
+        );
+        with_scratch(nd + np + nb, |scratch| {
+            let (dots, rest) = scratch.split_at_mut(nd);
+            let (spreads, pads) = rest.split_at_mut(np);
+            self.dual_quat_pads(skin, rotations, scale_shear, r, dots, spreads, pads)?
+                .map(|()| self.skinned_padded(skin, r, Some(pads)))
+                .transpose()
+        })
+    }
+
+    /// The per-box pads of [`Self::skinned_dual_quat`] into `pads` (`None`:
+    /// a `c_ij < 0`, no bound); `dots` (one per pair, then per sign edge)
+    /// and `spreads` (one per pair) are scratch.
+    #[allow(clippy::too_many_arguments)]
+    fn dual_quat_pads(
+        &self,
+        skin: &[Affine3A],
+        rotations: &[Quat],
+        scale_shear: &[Mat3A],
+        r: f32,
+        dots: &mut [f32],
+        spreads: &mut [f32],
+        pads: &mut [f32],
+    ) -> Result<Option<()>, MeshError> {
         let rot = |j: u16| Vec4::from(rotations[j as usize]);
-        // The smallest c_ij the job blends with: a pair holding the
-        // vertex's first influence gets |<r_i, r_j>|, any other the sign
-        // its first influence gives each.
+        // Every rotation product a frame needs, once: the pairs' (whose
+        // absolute values bound c_ij from below where the pair holds the
+        // vertex's first influence), then the sign edges'.
+        let (pair_dots, edge_dots) = dots.split_at_mut(self.pairs.len());
         let mut c_min = 1.0f32;
-        for &[f, a, b] in &self.sign_triples {
-            let (rf, ra, rb) = (rot(f), rot(a), rot(b));
-            let sign = |x: Vec4| if x.dot(rf) < 0.0 { -1.0 } else { 1.0 };
-            c_min = c_min.min(sign(ra) * sign(rb) * ra.dot(rb));
+        for (d, pair) in pair_dots.iter_mut().zip(&self.pairs) {
+            *d = rot(pair.a).dot(rot(pair.b));
+            c_min = c_min.min(d.abs());
+        }
+        for (d, &[a, b]) in edge_dots.iter_mut().zip(&self.sign_edges) {
+            *d = rot(a).dot(rot(b));
+        }
+        // A pair without the vertex's first influence f: each of its
+        // rotations is turned into f's hemisphere (`<r_f, r> < 0` flips
+        // it), so c_ij = sign(<r_f, r_i>) sign(<r_f, r_j>) <r_i, r_j>.
+        for &[fa, fb, ab] in &self.sign_triples {
+            let (x, y, z) = (dots[fa as usize], dots[fb as usize], dots[ab as usize]);
+            c_min = c_min.min(if (x < 0.0) != (y < 0.0) { -z } else { z });
+        }
+        if c_min.is_nan() || c_min < 0.0 {
+            return Ok(None);
         }
         // Per pair, over its shared vertices (morphed): the bound on
         // |(S_b - S_a) p| (scale spread) and on |M_b p - M_a p|.
-        let spread_of = |pair: &EntryPair| match scale_shear {
-            [] => 0.0,
-            ss => {
+        let mut spread = 0.0f32;
+        if !scale_shear.is_empty() {
+            for (s, pair) in spreads.iter_mut().zip(&self.pairs) {
                 let e = pair.half + Vec3A::splat(r);
-                let ds = ss[pair.b as usize] - ss[pair.a as usize];
-                ((ds * pair.centre).abs() + abs3(&ds) * e).length()
+                let ds = scale_shear[pair.b as usize] - scale_shear[pair.a as usize];
+                *s = ((ds * pair.centre).abs() + abs3(&ds) * e).length();
+                spread = spread.max(*s);
             }
-        };
-        let apart_of = |pair: &EntryPair| {
-            let e = pair.half + Vec3A::splat(r);
+        } else {
+            spreads.fill(0.0);
+        }
+        // Per entry box, the largest bulge of the pairs of its vertices
+        // plus their scale spread (|y_j - y_i| <= |M_j p - M_i p| + 2
+        // spread).
+        pads.fill(0.0);
+        // 1 / (1 - 2 P (1 - c_min)) with the mesh's largest P: at least
+        // each pair's (P < 1/2, so the denominator stays positive), and one
+        // division a frame instead of one a pair.
+        let inv_den = 1.0 / (1.0 - self.pair_weight_max * 2.0 * (1.0 - c_min));
+        let rv = Vec3A::splat(r);
+        // Each pair's pad first (into `spreads`, which held its own
+        // spread), then the scatter: in one loop, a pair's pad waited on
+        // the previous pair's through the boxes they share, serialising
+        // the square roots.
+        for ((pair, &c), own) in self.pairs.iter().zip(&dots[..]).zip(spreads.iter_mut()) {
             let (ma, mb) = (&skin[pair.a as usize], &skin[pair.b as usize]);
             let dm = Mat3A::from_cols(
                 mb.matrix3.x_axis - ma.matrix3.x_axis,
                 mb.matrix3.y_axis - ma.matrix3.y_axis,
                 mb.matrix3.z_axis - ma.matrix3.z_axis,
             );
-            ((dm * pair.centre + (mb.translation - ma.translation)).abs() + abs3(&dm) * e).length()
-        };
-        let mut spread = 0.0f32;
-        for pair in &self.pairs {
-            c_min = c_min.min(rot(pair.a).dot(rot(pair.b)).abs());
-            spread = spread.max(spread_of(pair));
-        }
-        if c_min.is_nan() || c_min < 0.0 {
-            return Ok(None);
-        }
-        // Per entry box, the largest bulge of the pairs of its vertices
-        // plus their scale spread (|y_j - y_i| <= |M_j p - M_i p| + 2
-        // spread).
-        let mut stack = [0.0f32; 256];
-        let mut heap = Vec::new();
-        let pads: &mut [f32] = if self.boxes.len() <= stack.len() {
-            &mut stack[..self.boxes.len()]
-        } else {
-            heap.resize(self.boxes.len(), 0.0);
-            &mut heap
-        };
-        for pair in &self.pairs {
-            let c = rot(pair.a).dot(rot(pair.b));
+            let apart = ((dm * pair.centre + (mb.translation - ma.translation)).abs()
+                + abs3(&dm) * (pair.half + rv))
+                .length();
             let sine = (1.0 - c * c).max(0.0).sqrt();
-            let (own_spread, apart) = (spread_of(pair), apart_of(pair));
-            let p = pair.pair_weight;
-            let bulge = p * (apart + 2.0 * spread) * sine / (1.0 - 2.0 * p * (1.0 - c_min));
-            let pad = (own_spread + bulge) * (1.0 + 8.0 * f32::EPSILON);
+            let bulge = pair.pair_weight * (apart + 2.0 * spread) * sine * inv_den;
+            *own = (*own + bulge) * (1.0 + 8.0 * f32::EPSILON);
+        }
+        let mut finite = true;
+        for (pair, &pad) in self.pairs.iter().zip(&spreads[..]) {
+            finite &= pad.is_finite();
+            // A plain comparison (a NaN pad is caught by `finite`), which
+            // compiles to one `maxss`: the NaN-aware `max` took a third
+            // of this loop's instructions.
             let (start, len) = pair.boxes;
             for &i in &self.pair_boxes[start as usize..(start + len) as usize] {
-                pads[i as usize] = pads[i as usize].max(pad);
+                let at = &mut pads[i as usize];
+                *at = if pad > *at { pad } else { *at };
             }
         }
-        if !pads.iter().all(|p| p.is_finite()) {
+        if !finite {
             return Err(MeshError::Invalid(
                 "a skinning matrix, rotation or scale is not finite".to_string(),
             ));
         }
-        self.skinned_padded(skin, r, Some(pads)).map(Some)
+        Ok(Some(()))
+    }
+
+    /// Pairs of palette entries that share a vertex: the per-frame work of
+    /// [`Self::skinned_dual_quat`] beyond the joint boxes.
+    pub fn sharing_pairs(&self) -> usize {
+        self.pairs.len()
     }
 
     /// The linear-blend box of `skin` with morph radius `r`, each entry's
@@ -745,6 +803,43 @@ impl JointBounds {
             min: min.into(),
             max: max.into(),
         })
+    }
+}
+
+/// The `(first influence, i, j)` triples as indices of rotation products:
+/// a pair's own index, or past the pairs the index of a sign edge (an
+/// `(f, i)` that is no sharing pair) in the second list.
+fn sign_products(pairs: &[EntryPair], triples: &[[u16; 3]]) -> (Vec<[u32; 3]>, Vec<[u16; 2]>) {
+    let mut edges: BTreeMap<(u16, u16), u32> = BTreeMap::new();
+    let mut index = |a: u16, b: u16| {
+        let key = (a.min(b), a.max(b));
+        // `pairs` is sorted by (a, b) (made from a BTreeMap).
+        match pairs.binary_search_by_key(&key, |p| (p.a, p.b)) {
+            Ok(i) => i as u32,
+            Err(_) => {
+                let next = (pairs.len() + edges.len()) as u32;
+                *edges.entry(key).or_insert(next)
+            }
+        }
+    };
+    let products: Vec<[u32; 3]> = triples
+        .iter()
+        .map(|&[f, a, b]| [index(f, a), index(f, b), index(a, b)])
+        .collect();
+    let mut list: Vec<([u16; 2], u32)> = edges.into_iter().map(|((a, b), i)| ([a, b], i)).collect();
+    list.sort_unstable_by_key(|e| e.1);
+    (products, list.into_iter().map(|e| e.0).collect())
+}
+
+/// Runs `f` on `n` zeroed floats: on the stack up to 1,024 (the frame's
+/// scratch of a mesh of a few hundred sharing pairs), else on the heap.
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f32]) -> R) -> R {
+    const STACK: usize = 1024;
+    if n <= STACK {
+        let mut stack = [0.0f32; STACK];
+        f(&mut stack[..n])
+    } else {
+        f(&mut vec![0.0; n])
     }
 }
 

@@ -81,8 +81,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = sample_common::Up::Y)]
     pub up: sample_common::Up,
     /// Cull the instances whose skinned box (`mesh::JointBounds`) is
-    /// outside the view: on or off. Only 4x3 paths cull (the boxes are
-    /// not shown for the dual-quaternion blends).
+    /// outside the view: on or off. The 4x3 paths cull with the
+    /// linear-blend box, dq and dq-scale with the dual-quaternion one;
+    /// qt paths draw all (the encoding may drop a scale).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub cull: String,
     /// Move the camera towards the grid's centre by this factor (1: the

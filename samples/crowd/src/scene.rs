@@ -6,10 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use vkskin::anim::{Crowd, CrowdInstance, PaletteHierarchy, Parallelism};
+use vkskin::anim::{
+    encode_dual_quat, encode_dual_quat_scale, Crowd, CrowdInstance, DualQuat, PaletteHierarchy,
+    Parallelism,
+};
 use vkskin::assets::builtin::Character;
 use vkskin::assets::{Bounds, Model};
-use vkskin::glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
+use vkskin::glam::{Affine3A, Mat3A, Mat4, Quat, Vec2, Vec3};
 use vkskin::gpu::{vk, Device};
 use vkskin::mesh::{Aabb, JointBounds};
 use vkskin::render::{Camera, Projection};
@@ -227,6 +230,9 @@ pub struct CrowdScene {
     /// Per mesh drawn, its joint boxes; `None` when culling is off (asked,
     /// or the path's encoding is one the boxes are not shown to hold).
     cull: Option<Vec<JointBounds>>,
+    /// Which box the path's blend needs, with what its dual-quaternion
+    /// bound reads per instance.
+    cull_blend: CullBlend,
     /// Culling: every instance's skinning matrices (one palette each) and
     /// the instances in view.
     matrices: Vec<Affine3A>,
@@ -317,9 +323,10 @@ impl CrowdScene {
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
         let crowd = Crowd::new(&model.skeleton, clips, skin, instances)
             .map_err(|e| format!("{}: crowd: {e}", cast.label))?;
-        // Culling: the boxes hold what the linear blends draw (4x3 keeps
-        // every matrix); the dual-quaternion blends bulge out of them and
-        // the qt encoding may drop a scale, so those paths draw all.
+        // Culling: the linear-blend boxes hold what the 4x3 paths draw
+        // (every matrix kept), the dual-quaternion boxes
+        // (`JointBounds::skinned_dual_quat`) what the dq and dq-scale paths
+        // draw; the qt encoding may drop a scale, so its paths draw all.
         let gpu = match options.anim {
             AnimateOn::Gpu => Some(crate::gpu_anim::GpuCrowd::new(
                 device, &crowd, &path, &meshes,
@@ -331,9 +338,9 @@ impl CrowdScene {
         } else if gpu.is_some() {
             println!("crowd: culling off: --anim gpu keeps the matrices on the GPU");
             None
-        } else if path.desc().encoding.name() != "4x3" {
+        } else if CullBlend::of(path.desc().encoding.name(), &hierarchy).is_none() {
             println!(
-                "crowd: culling off: the skinned boxes are shown for linear blends of whole matrices (4x3 paths), not {}",
+                "crowd: culling off: the skinned boxes are shown for linear blends of whole matrices (4x3 paths) and for dual quaternions (dq, dq-scale), not {}",
                 path.desc().encoding.name()
             );
             None
@@ -360,6 +367,8 @@ impl CrowdScene {
                 "crowd: the GPU animation passes sample no weight tracks: morph targets are drawn at weight 0 (--anim cpu animates them)"
             );
         }
+        let cull_blend =
+            CullBlend::of(path.desc().encoding.name(), &hierarchy).unwrap_or(CullBlend::Linear);
         let place_rng = rng.clone();
         let grid = Grid::new(n, &cast.bounds, cast.upright);
         let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
@@ -380,6 +389,7 @@ impl CrowdScene {
             threads: options.threads,
             warned_lossy: false,
             cull,
+            cull_blend,
             matrices: Vec::new(),
             visible: Vec::new(),
             defaults,
@@ -654,15 +664,12 @@ impl CrowdScene {
         for i in 0..n {
             let skin = &self.matrices[i * stride..(i + 1) * stride];
             let weights = self.weights.get(i * wn..(i + 1) * wn).unwrap_or(&[]);
-            let mut b = Aabb::EMPTY;
-            for jb in bounds {
-                let m = jb
-                    .skinned(skin, weights)
-                    .map_err(|e| format!("crowd: bounds: {e}"))?;
-                b.extend(m.min);
-                b.extend(m.max);
-            }
-            if in_view(&b.transformed(&self.placements[i].0), &view_proj) {
+            let seen = match self.cull_blend.instance_box(bounds, skin, weights)? {
+                Some(b) => in_view(&b.transformed(&self.placements[i].0), &view_proj),
+                // No bound claimed for this pose: drawn.
+                None => true,
+            };
+            if seen {
                 self.visible.push(i);
             }
         }
@@ -744,6 +751,110 @@ impl CrowdScene {
         self.path.begin_frame(frame).map_err(|e| e.to_string())?;
         self.batches.clear();
         Ok(self.path.gpu_ms(frame))
+    }
+}
+
+/// The blend a culled path draws with, and so the box that holds an
+/// instance: the linear-blend box (4x3), or the dual-quaternion one (dq,
+/// dq-scale), which reads the palette as the path encodes it.
+enum CullBlend {
+    Linear,
+    DualQuat {
+        hierarchy: PaletteHierarchy,
+        /// dq-scale: the scale/shear matrices kept.
+        scaled: bool,
+        /// Per instance scratch: the encoded palette, its scale/shear
+        /// matrices, the matrices it stands for and its rotations.
+        dq: Vec<DualQuat>,
+        scale_shear: Vec<Mat3A>,
+        held: Vec<Affine3A>,
+        rotations: Vec<Quat>,
+    },
+}
+
+impl CullBlend {
+    /// The blend of encoding `name` (`None`: no box is shown to hold it).
+    fn of(name: &str, hierarchy: &PaletteHierarchy) -> Option<Self> {
+        let dq = |scaled| Self::DualQuat {
+            hierarchy: hierarchy.clone(),
+            scaled,
+            dq: Vec::new(),
+            scale_shear: Vec::new(),
+            held: Vec::new(),
+            rotations: Vec::new(),
+        };
+        match name {
+            "4x3" => Some(Self::Linear),
+            "dq" => Some(dq(false)),
+            "dq-scale" => Some(dq(true)),
+            _ => None,
+        }
+    }
+
+    /// The box around one instance's meshes (`bounds`) skinned by `skin`
+    /// with morph `weights`; `None` when the dual-quaternion bound claims
+    /// none for the pose (the instance is then drawn).
+    fn instance_box(
+        &mut self,
+        bounds: &[JointBounds],
+        skin: &[Affine3A],
+        weights: &[f32],
+    ) -> Result<Option<Aabb>, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("crowd: bounds: {e}");
+        let mut b = Aabb::EMPTY;
+        match self {
+            Self::Linear => {
+                for jb in bounds {
+                    let m = jb.skinned(skin, weights).map_err(|e| fail(&e))?;
+                    b.extend(m.min);
+                    b.extend(m.max);
+                }
+            }
+            Self::DualQuat {
+                hierarchy,
+                scaled,
+                dq,
+                scale_shear,
+                held,
+                rotations,
+            } => {
+                // The palette as the path encodes it (signs along the
+                // hierarchy; dq drops a scale, dq-scale keeps it apart).
+                dq.resize(skin.len(), DualQuat::IDENTITY);
+                if *scaled {
+                    scale_shear.resize(skin.len(), Mat3A::IDENTITY);
+                    encode_dual_quat_scale(skin, hierarchy, dq, scale_shear)
+                        .map_err(|e| fail(&e))?;
+                } else {
+                    scale_shear.clear();
+                    encode_dual_quat(skin, hierarchy, dq).map_err(|e| fail(&e))?;
+                }
+                held.clear();
+                rotations.clear();
+                for (j, d) in dq.iter().enumerate() {
+                    let m = Affine3A::from_rotation_translation(d.real(), d.translation());
+                    held.push(match scale_shear.get(j) {
+                        Some(s) => Affine3A {
+                            matrix3: m.matrix3 * *s,
+                            ..m
+                        },
+                        None => m,
+                    });
+                    rotations.push(d.real());
+                }
+                for jb in bounds {
+                    let Some(m) = jb
+                        .skinned_dual_quat(held, rotations, scale_shear, weights)
+                        .map_err(|e| fail(&e))?
+                    else {
+                        return Ok(None);
+                    };
+                    b.extend(m.min);
+                    b.extend(m.max);
+                }
+            }
+        }
+        Ok(Some(b))
     }
 }
 

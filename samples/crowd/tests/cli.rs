@@ -270,15 +270,14 @@ fn drawn_counts(stdout: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Culling by the skinned boxes draws fewer instances when the camera,
-/// moved in, sees only part of the grid, and the same pixels: no instance
-/// in view is dropped.
-#[test]
-fn culling_draws_fewer_instances_and_the_same_pixels() {
+/// Culling by the skinned boxes on `path` draws fewer instances when the
+/// camera, moved in, sees only part of the grid, and the same pixels: no
+/// instance in view is dropped. Returns the counts drawn with culling.
+fn culling_keeps_the_pixels(path: &str) -> Vec<(usize, usize)> {
     let mut frames = Vec::new();
     let mut counts = Vec::new();
     for cull in ["on", "off"] {
-        let dir = out_dir(&format!("cull-{cull}"));
+        let dir = out_dir(&format!("cull-{path}-{cull}"));
         let out = crowd(&[
             "--headless",
             "--instances",
@@ -288,7 +287,7 @@ fn culling_draws_fewer_instances_and_the_same_pixels() {
             "--size",
             "192x108",
             "--path",
-            "4x3-ssbo",
+            path,
             "--zoom",
             "3",
             "--cull",
@@ -299,7 +298,7 @@ fn culling_draws_fewer_instances_and_the_same_pixels() {
         let (stdout, stderr) = text(&out);
         assert!(
             out.status.success(),
-            "{cull}: {}\n{stdout}\n{stderr}",
+            "{path}, {cull}: {}\n{stdout}\n{stderr}",
             out.status
         );
         assert!(stdout.contains(&format!("culling {cull}")), "{stdout}");
@@ -317,26 +316,41 @@ fn culling_draws_fewer_instances_and_the_same_pixels() {
         assert_eq!((on.0, on.1), (off.0, off.1));
         assert!(
             coverage(&on.2) > 0.05,
-            "frame {i}: too little drawn to compare"
+            "{path}: frame {i}: too little drawn to compare"
         );
         let differ = on.2.iter().zip(&off.2).filter(|(a, b)| a != b).count();
         assert_eq!(
             differ, 0,
-            "frame {i}: {differ} bytes differ between --cull on and off"
+            "{path}: frame {i}: {differ} bytes differ between --cull on and off"
         );
     }
     for ((on, _), (off, _)) in counts[0].iter().zip(&counts[1]) {
         assert_eq!(*off, 64);
-        assert!(*on > 0 && *on < 64, "culling drew {on} of 64");
+        assert!(*on > 0 && *on < 64, "{path}: culling drew {on} of 64");
     }
-    println!("drawn with culling: {:?} of 64", counts[0]);
+    println!("{path}: drawn with culling: {:?} of 64", counts[0]);
+    counts.swap_remove(0)
 }
 
-/// A dual-quaternion path does not cull: the boxes are not shown to hold
-/// its blend.
 #[test]
-fn a_dual_quaternion_path_does_not_cull() {
-    let dir = out_dir("cull-dq");
+fn culling_draws_fewer_instances_and_the_same_pixels() {
+    culling_keeps_the_pixels("4x3-ssbo");
+}
+
+/// The dual-quaternion paths cull with `JointBounds::skinned_dual_quat`
+/// (with and without scale): fewer drawn, the same pixels.
+#[test]
+fn dual_quaternion_paths_cull_and_keep_the_pixels() {
+    for path in ["dq-ssbo", "dq-scale-ssbo"] {
+        culling_keeps_the_pixels(path);
+    }
+}
+
+/// A qt path does not cull: its encoding may drop a scale, which no box
+/// here is shown to follow.
+#[test]
+fn a_qt_path_does_not_cull() {
+    let dir = out_dir("cull-qt");
     let out = crowd(&[
         "--headless",
         "--instances",
@@ -346,7 +360,7 @@ fn a_dual_quaternion_path_does_not_cull() {
         "--size",
         "96x54",
         "--path",
-        "dq-ssbo",
+        "qt-ssbo",
         "--zoom",
         "3",
         "--out",

@@ -72,12 +72,22 @@ pub struct BatchWriter<'a> {
     pub(super) morph_entries: &'a mut [MorphEntry],
     /// The index of `morph_entries[0]` in the frame's entry buffer.
     pub(super) entries_base: u32,
+    /// Morph entries each instance reserves per pose (the mesh's targets,
+    /// or fewer: [`super::SkinPath::batch_active`]).
+    pub(super) morph_slots: usize,
 }
 
 impl<'a> BatchWriter<'a> {
     /// The batch being filled, for recording its draw.
     pub fn batch(&self) -> Batch {
         self.batch
+    }
+
+    /// The morph entries (target, weight) the batch reserved in its
+    /// frame, all instances and poses together (0 without targets and on
+    /// the CPU stage).
+    pub fn morph_entries_reserved(&self) -> usize {
+        self.morph_entries.len()
     }
 
     /// Instances in the batch.
@@ -108,7 +118,7 @@ impl<'a> BatchWriter<'a> {
         let targets = if heads.is_empty() {
             0
         } else {
-            prepared.morph_targets
+            self.morph_slots
         };
         let reserved = if motion { 2 * targets } else { targets };
         let mut first_entry = self.entries_base;
@@ -282,7 +292,7 @@ impl BatchWriter<'_> {
         // Without weights, the instances draw the mesh with every weight
         // zero (what `InstanceWriter::write` writes). A motion path keeps
         // room for the previous frame's entries after each instance's own.
-        let reserved = if self.motion { 2 } else { 1 } * m.morph_targets;
+        let reserved = if self.motion { 2 } else { 1 } * self.morph_slots;
         if morph.is_none() {
             for (i, h) in self.morph_headers.iter_mut().enumerate() {
                 *h = [self.entries_base + (i * reserved) as u32, 0];
@@ -526,8 +536,21 @@ impl InstanceWriter<'_> {
         // none) the previous output is the current one: zero motion.
         let (prev_skin, prev_weights) = previous.unwrap_or((skin, weights));
         if let Some(out) = self.morph {
-            let targets = m.morph_targets;
-            let (now, before) = out.entries.split_at_mut(targets.min(out.entries.len()));
+            // The instance's reserved entries, per pose (the current then,
+            // with motion, the previous).
+            let slots = out.entries.len() / if self.motion { 2 } else { 1 };
+            let prev_checked = if self.motion { prev_weights } else { None };
+            for w in [weights, prev_checked].into_iter().flatten() {
+                let active = crate::mesh::active_targets(w).count();
+                if active > slots {
+                    return Err(GpuError::Limit {
+                        what: "non-zero morph weights of an instance (the entries SkinPath::batch_active reserved)",
+                        needed: active as u64,
+                        limit: slots as u64,
+                    });
+                }
+            }
+            let (now, before) = out.entries.split_at_mut(slots);
             let count = match weights {
                 Some(w) => super::super::morph::compact(w, now),
                 None => 0,

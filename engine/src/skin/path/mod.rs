@@ -540,12 +540,31 @@ impl SkinPath {
 
     /// Reserves `count` instances of `prepared` in frame `frame` and returns
     /// the writer that fills them. Errors name the limit when the frame's
-    /// storage cannot hold them.
+    /// storage cannot hold them. On the GPU stages each instance of a mesh
+    /// with morph targets reserves an entry per target (per pose, with
+    /// motion): any weights fit; [`SkinPath::batch_active`] reserves fewer.
     pub fn batch<'a>(
         &'a mut self,
         frame: usize,
         prepared: &'a PreparedMesh,
         count: usize,
+    ) -> GpuResult<BatchWriter<'a>> {
+        self.batch_active(frame, prepared, count, usize::MAX)
+    }
+
+    /// [`SkinPath::batch`] reserving `active` morph entries per instance
+    /// (and pose, with motion) instead of one per target: a mesh of 300
+    /// targets whose instances each have at most 4 non-zero weights costs
+    /// 4 entries an instance (`mesh::active_targets` counts them). An
+    /// instance written with more non-zero weights than `active` is an
+    /// error naming the reservation; `active` beyond the mesh's targets
+    /// reserves its targets.
+    pub fn batch_active<'a>(
+        &'a mut self,
+        frame: usize,
+        prepared: &'a PreparedMesh,
+        count: usize,
+        active: usize,
     ) -> GpuResult<BatchWriter<'a>> {
         let slot = self.slot(frame)?;
         if prepared.path.name != self.desc.name {
@@ -611,12 +630,12 @@ impl SkinPath {
                 })?
         };
         let storage_range = u64::from(self.device.limits().max_storage_buffer_range);
-        // Each instance of a mesh with targets reserves an entry per target
-        // (its writer may run on any thread); the shader reads the active
-        // ones only.
+        // Each instance of a mesh with targets reserves an entry per target,
+        // or per active target when the caller bounds them (its writer may
+        // run on any thread); the shader reads the active ones only.
         let targets = match (stage, &prepared.morph) {
             (Stage::Cpu, _) | (_, None) => 0,
-            (_, Some(m)) => m.targets,
+            (_, Some(m)) => m.targets.min(active),
         };
         if self.cfg.motion && targets > usize::from(u16::MAX) {
             return Err(GpuError::Limit {
@@ -763,6 +782,7 @@ impl SkinPath {
             morph_headers,
             morph_entries,
             entries_base: entries_base as u32,
+            morph_slots: targets,
         })
     }
 
