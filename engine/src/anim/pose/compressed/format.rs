@@ -204,7 +204,7 @@ impl CompressedClip {
         self.tracks.len()
     }
 
-    /// Channels kept as one value (constant tracks) or as step keys.
+    /// Channels kept as step keys (constants are in the clip's rest pose).
     pub fn base_track_count(&self) -> usize {
         self.base.len()
     }
@@ -242,6 +242,26 @@ impl CompressedClip {
             samples: b(&self.data),
             base: b(&self.base) + b(&self.base_times) + b(&self.base_values),
         }
+    }
+
+    /// The compressed part's struct and each of its buffers (by
+    /// capacity), named.
+    pub(crate) fn parts(&self) -> Vec<(&'static str, usize)> {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        vec![
+            ("CompressedClip struct", std::mem::size_of::<Self>()),
+            ("spans", b(&self.spans)),
+            ("track ids", b(&self.tracks)),
+            ("clip ranges", b(&self.ranges)),
+            ("segment table", b(&self.segments)),
+            ("segment ranges and rates", b(&self.segment_tracks)),
+            ("bit stream", b(&self.data)),
+            ("base track list", b(&self.base)),
+            ("base times", b(&self.base_times)),
+            ("base values", b(&self.base_values)),
+        ]
     }
 
     /// Bytes the compressed part holds (buffers by capacity).

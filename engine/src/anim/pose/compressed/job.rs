@@ -249,6 +249,9 @@ impl CompressionJob<'_> {
         }
         raw_add_base(&mut raw, &base, &base_times, &base_values);
         let base_clip = Clip::build(&raw, skel)?;
+        // Constants live in the base clip's rest pose alone (the clip file
+        // writes them from there): only step tracks are kept as keys.
+        let (base, base_times, base_values) = step_tracks_only(&base, &base_times, &base_values);
 
         // 3. Ranges and bit rates per segment.
         let mut packed = CompressedClip {
@@ -376,7 +379,7 @@ impl CompressionJob<'_> {
             base_clip,
             clip.name(),
             duration,
-            clip.track_infos().to_vec(),
+            Vec::new(),
             clip.weights.clone(),
             packed,
         );
@@ -675,6 +678,31 @@ fn classify(clip: &Clip, n: usize) -> Vec<[Kind; 3]> {
         }
     }
     kinds
+}
+
+/// The base tracks that are not constants (a constant is one key of a
+/// Linear track), renumbered into their own times and values.
+pub(crate) fn step_tracks_only(
+    base: &[BaseTrack],
+    times: &[f32],
+    values: &[[f32; 4]],
+) -> (Vec<BaseTrack>, Vec<f32>, Vec<[f32; 4]>) {
+    let (mut b, mut t, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for bt in base.iter().filter(|bt| !is_constant(bt)) {
+        let (a, k) = (bt.first as usize, bt.keys as usize);
+        b.push(BaseTrack {
+            first: t.len() as u32,
+            ..*bt
+        });
+        t.extend_from_slice(&times[a..a + k]);
+        v.extend_from_slice(&values[a..a + k]);
+    }
+    (b, t, v)
+}
+
+/// A constant base track: one key, Linear.
+pub(crate) fn is_constant(bt: &BaseTrack) -> bool {
+    bt.keys == 1 && bt.interpolation == interpolation_code(Interpolation::Linear)
 }
 
 /// Adds the base tracks to `raw` (one joint track per joint).
