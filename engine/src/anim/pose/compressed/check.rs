@@ -127,17 +127,18 @@ pub fn bytes_breakdown(clip: &Clip) -> Vec<(&'static str, usize)> {
     let mut rows = vec![
         ("Clip struct", std::mem::size_of::<Clip>()),
         ("name", clip.name().len()),
-        (
-            "track list",
-            std::mem::size_of_val(clip.track_infos()),
-        ),
+        ("track list", std::mem::size_of_val(clip.track_infos())),
         ("rest pose", b(&clip.rest)),
         ("rest joints", b(&clip.rest_joints)),
         ("timelines", b(&tl.keys) + b(&tl.groups) + b(&tl.times)),
         (
             "keyed batches",
             b(&clip.vec3_batches)
-                + clip.vec3_batches.iter().map(|x| b(&x.joints) + b(&x.data)).sum::<usize>()
+                + clip
+                    .vec3_batches
+                    .iter()
+                    .map(|x| b(&x.joints) + b(&x.data))
+                    .sum::<usize>()
                 + b(&clip.quat_batches)
                 + clip
                     .quat_batches
@@ -155,7 +156,11 @@ pub fn bytes_breakdown(clip: &Clip) -> Vec<(&'static str, usize)> {
                     })
                     .sum::<usize>()
                 + b(&clip.matrix_batches)
-                + clip.matrix_batches.iter().map(|x| b(&x.joints) + b(&x.keys)).sum::<usize>(),
+                + clip
+                    .matrix_batches
+                    .iter()
+                    .map(|x| b(&x.joints) + b(&x.keys))
+                    .sum::<usize>(),
         ),
     ];
     if let Some(p) = clip.compressed() {

@@ -17,9 +17,9 @@
 //! span its start f32, seconds per sample f32, sample count u32),
 //! tolerance (2 f32), measured error f32, the quantized tracks (count;
 //! joint u16, channel u8, six range f32), segments (count; data offset
-//! u32, sample bits u32), segment tracks (segments x tracks; bit rate in
-//! the low 5 bits and a rotation's left-out component in the next 2, 3
-//! minima, 3 extents: u8), the bit stream (u32 length, bytes), the
+//! u32), segment tracks (segments x tracks; bit rate in the low 5 bits
+//! and a rotation's left-out component in the next 2, 3 minima, 3
+//! extents, the stride's shift: u8), the bit stream (u32 length, bytes), the
 //! constants (count; joint u16, channel u8, 4 f32 for a rotation, else
 //! 3: the channels no other track drives whose value is not the bind
 //! pose's), the step tracks (count; joint u16, channel u8, interpolation
@@ -32,11 +32,12 @@ use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
-use super::format::{
-    interpolation_code, interpolation_of, BaseTrack, CompressedClip, PackedTrack, Segment,
-    SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT, TRANSLATION,
-};
 use super::channels::channel4;
+use super::format::{
+    interpolation_code, interpolation_of, samples_kept, BaseTrack, CompressedClip, PackedTrack,
+    Segment, SegmentTrack, Span, Tolerance, BIT_RATES, MAX_SHIFT, PAD, ROTATION, SCALE, SEGMENT,
+    TRANSLATION,
+};
 use super::job::{is_constant, raw_add_base};
 use crate::anim::{Clip, Interpolation, RawClip, Skeleton, Transform};
 
@@ -158,12 +159,12 @@ impl ClipFile {
             put_u32(&mut w, p.segments.len() as u32);
             for s in &p.segments {
                 put_u32(&mut w, s.data_at);
-                put_u32(&mut w, s.sample_bits);
             }
             for st in &p.segment_tracks {
                 w.push(st.bits | st.largest << 5);
                 w.extend_from_slice(&st.min);
                 w.extend_from_slice(&st.extent);
+                w.push(st.shift);
             }
             let data = &p.data[..p.data.len().saturating_sub(PAD)];
             put_u32(&mut w, data.len() as u32);
@@ -600,7 +601,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             format!("{} spans for {} tracks", spans.len(), tracks.len()),
         );
     }
-    let segs_n = r.count(8)?;
+    let segs_n = r.count(4)?;
     if segs_n != segs_total {
         return r.err(
             ClipFileFault::Invalid,
@@ -610,14 +611,10 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     let mut segments = Vec::with_capacity(segs_n);
     for _ in 0..segs_n {
         let data_at = r.u32()?;
-        let sample_bits = r.u32()?;
-        segments.push(Segment {
-            data_at,
-            sample_bits,
-        });
+        segments.push(Segment { data_at });
     }
     let st_n = segs_n.saturating_mul(tracks_n);
-    if st_n.saturating_mul(7) > r.bytes.len() - r.at {
+    if st_n.saturating_mul(8) > r.bytes.len() - r.at {
         return r.err(
             ClipFileFault::Count,
             "more segment tracks than the bytes left could hold",
@@ -625,16 +622,23 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     }
     let mut segment_tracks = Vec::with_capacity(st_n);
     for k in 0..st_n {
-        let b = r.take(7, "a segment track")?;
+        let b = r.take(8, "a segment track")?;
         // The rate in the low five bits, the rotation's left-out
-        // component in the next two.
-        let (bits, largest) = (b[0] & 0x1f, (b[0] >> 5) & 3);
+        // component in the next two; the stride's shift, which must
+        // divide the segment's intervals.
+        let (bits, largest, shift) = (b[0] & 0x1f, (b[0] >> 5) & 3, b[7]);
         let rotation = tracks[k % tracks_n.max(1)].channel == ROTATION;
-        if !BIT_RATES.contains(&bits) || b[0] >> 7 != 0 || (largest != 0 && !rotation) {
-            r.at -= 7;
+        let intervals = seg_samples[k / tracks_n.max(1)] as usize - 1;
+        if !BIT_RATES.contains(&bits)
+            || b[0] >> 7 != 0
+            || (largest != 0 && !rotation)
+            || shift > MAX_SHIFT
+            || intervals % (1 << shift) != 0
+        {
+            r.at -= 8;
             return r.err(
                 ClipFileFault::Invalid,
-                format!("segment track byte {:#04x}", b[0]),
+                format!("segment track bytes {:#04x}, shift {shift}", b[0]),
             );
         }
         segment_tracks.push(SegmentTrack {
@@ -642,21 +646,22 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             min: [b[1], b[2], b[3]],
             extent: [b[4], b[5], b[6]],
             largest,
+            shift,
         });
     }
     let data_n = r.count(1)?;
     let mut data = r.take(data_n, "the bit stream")?.to_vec();
     data.resize(data_n + PAD, 0);
-    // Every segment's samples inside the stream, its sample size the sum
-    // of its tracks' (what sampling reads without checking).
+    // Every segment's samples inside the stream (what sampling reads
+    // without checking).
     for (s, seg) in segments.iter().enumerate() {
+        let intervals = seg_samples[s] as usize - 1;
         let bits: u64 = segment_tracks[s * tracks_n..(s + 1) * tracks_n]
             .iter()
-            .map(|t| 3 * u64::from(t.bits))
+            .map(|t| 3 * u64::from(t.bits) * samples_kept(intervals, t.shift) as u64)
             .sum();
-        let count = u64::from(seg_samples[s]);
-        let end = u64::from(seg.data_at) * 8 + count * bits;
-        if bits != u64::from(seg.sample_bits) || end > data_n as u64 * 8 {
+        let end = u64::from(seg.data_at) * 8 + bits;
+        if end > data_n as u64 * 8 {
             return r.err(
                 ClipFileFault::Invalid,
                 format!("segment {s} does not fit the bit stream"),
@@ -670,17 +675,26 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         let j = joint(r, j)?;
         let channel = r.u8()?;
         if channel > SCALE {
-            return r.err(ClipFileFault::Invalid, format!("constant channel {channel}"));
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("constant channel {channel}"),
+            );
         }
         if consts.iter().any(|c| (c.0, c.1) == (j, channel))
             || tracks.iter().any(|t| (t.joint, t.channel) == (j, channel))
         {
-            return r.err(ClipFileFault::Invalid, "a constant for a channel already driven");
+            return r.err(
+                ClipFileFault::Invalid,
+                "a constant for a channel already driven",
+            );
         }
         let v = if channel == ROTATION {
             let q = r.f32s::<4>()?;
             if (Quat::from_array(q).length() - 1.0).abs() > 1e-3 {
-                return r.err(ClipFileFault::Invalid, "a constant rotation not of unit length");
+                return r.err(
+                    ClipFileFault::Invalid,
+                    "a constant rotation not of unit length",
+                );
             }
             q
         } else {
@@ -746,7 +760,9 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     if base.iter().any(|b| {
         is_constant(b)
             || consts.iter().any(|c| (c.0, c.1) == (b.joint, b.channel))
-            || tracks.iter().any(|t| (t.joint, t.channel) == (b.joint, b.channel))
+            || tracks
+                .iter()
+                .any(|t| (t.joint, t.channel) == (b.joint, b.channel))
     }) {
         return r.err(
             ClipFileFault::Invalid,
