@@ -633,7 +633,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             || b[0] >> 7 != 0
             || (largest != 0 && !rotation)
             || shift > MAX_SHIFT
-            || intervals % (1 << shift) != 0
+            || !intervals.is_multiple_of(1 << shift)
         {
             r.at -= 8;
             return r.err(

@@ -571,7 +571,10 @@ fn choose_bits(
     let mut errs = vec![0.0f32; nt];
     for i in 0..nt {
         let mut best: Option<(usize, usize, u8, f32)> = None;
-        for sh in (0..=MAX_SHIFT).rev().filter(|&sh| n % (1 << sh) == 0) {
+        for sh in (0..=MAX_SHIFT)
+            .rev()
+            .filter(|&sh| n.is_multiple_of(1 << sh))
+        {
             if sh > 0 && local_error(i, top, sh) > target {
                 continue;
             }

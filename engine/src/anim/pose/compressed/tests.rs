@@ -170,10 +170,14 @@ fn tolerances() -> [Tolerance; 2] {
 fn builtin_character_clips_stay_within_tolerance() {
     let model = Character::model();
     assert!(!model.clips.is_empty());
+    // Segment tracks kept at a temporal stride (so the decoders' stride
+    // arithmetic is exercised here and on the GPU's capture tests).
+    let mut strided = 0;
     for tol in tolerances() {
         for clip in &model.clips {
             let c = compress(clip, &model.skeleton, tol);
             let p = c.compressed().unwrap();
+            strided += p.segment_tracks.iter().filter(|s| s.shift > 0).count();
             let e = worst(clip, &c, &model.skeleton, tol.distance);
             assert!(
                 e <= tol.error,
@@ -188,6 +192,7 @@ fn builtin_character_clips_stay_within_tolerance() {
             assert!(c.bytes() < clip.bytes(), "{} {}", c.bytes(), clip.bytes());
         }
     }
+    assert!(strided > 0, "no segment track kept at a stride");
 }
 
 #[test]
