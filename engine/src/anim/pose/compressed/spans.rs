@@ -256,11 +256,16 @@ pub(super) fn choose_rate(
     };
     // The error falls as the rate rises, except that a rate whose samples
     // fall on the keys (the key grid's and its multiples) beats the rates
-    // just above it: the grid's own first, then a binary search below the
-    // lowest rate found so far.
+    // just above it: the grid's own first, then twice and four times it
+    // (whose strides of 2 and 4 are the keys again), then a binary search
+    // below the lowest rate found so far.
     if let Some(g) = grid_count(span.1 - span.0, &keys) {
-        if error_at(g)? <= 0.5 * tol.error {
-            found = Some(g);
+        for m in [1, 2, 4] {
+            let n = (g - 1) * m + 1;
+            if n <= 1 << 20 && error_at(n)? <= 0.5 * tol.error {
+                found = Some(n);
+                break;
+            }
         }
     }
     let below: Vec<usize> = cands
