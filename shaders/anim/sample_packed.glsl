@@ -11,7 +11,8 @@
 // first segment track, 0); descs[header + 1 + i] = span i (start bits,
 // samples-a-second bits, samples, first segment); a segment track =
 // (bit rate | left-out component << 5 | minima << 8.., extents, bit
-// position of its first sample, bits of one sample of the segment).
+// position of its first kept sample, its stride's shift: it keeps every
+// 2^shift-th sample of the segment, format::stride_at).
 
 const uint K_PACKED = 13u;
 // format::SEGMENT: intervals per segment.
@@ -64,12 +65,15 @@ void packed_pair(uvec4 d, float t, out vec3 a, out vec3 b, out float u, out uint
     u = clamp(x - float(k), 0.0, 1.0);
     uint seg = s.w + k / PACKED_SEGMENT;
     uvec4 st = descs[h.z + seg * h.y + d.z];
-    uint pos = st.z + (k % PACKED_SEGMENT) * st.w;
+    uint kk = k % PACKED_SEGMENT;
+    uint row = 3u * (st.x & 0x1fu);
+    uint pos = st.z + (kk >> st.w) * row;
+    u = (float(kk & ((1u << st.w) - 1u)) + u) * (1.0 / float(1u << st.w));
     largest = (st.x >> 5u) & 3u;
     vec3 cmin = data[d.w].xyz;
     vec3 cext = data[d.w + 1u].xyz;
     a = packed_decode(pos, st, cmin, cext);
-    b = packed_decode(pos + st.w, st, cmin, cext);
+    b = packed_decode(pos + row, st, cmin, cext);
 }
 
 vec3 sample_packed_vec3(uvec4 d, float t) {

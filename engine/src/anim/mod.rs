@@ -83,8 +83,9 @@ pub use palette::{
 pub use pose::blending::{additive_delta, BlendLayer, BlendingJob, SoaBlendLayer, SoaBlendingJob};
 pub use pose::clip::{Channel, Clip, RawClip, RawJointTrack, RawTrack, TrackInfo};
 pub use pose::compressed::{
-    check_error, check_times, measure_error, measure_errors, pose_error, CheckedError, ClipFile,
-    ClipFileError, ClipFileFault, CompressedBytes, CompressedClip, CompressionJob, Tolerance,
+    bytes_breakdown, check_error, check_times, measure_error, measure_errors, pose_error,
+    CheckedError, ClipFile, ClipFileError, ClipFileFault, CompressedBytes, CompressedClip,
+    CompressionJob, Tolerance,
 };
 // The GPU animation's crowd records (skin::anim) share the CPU crowd's clock.
 #[cfg(feature = "gpu")]

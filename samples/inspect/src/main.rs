@@ -676,6 +676,13 @@ fn compress(model: &Model, args: &Args) -> Result<(), String> {
             worst * 1000.0,
             p99 * 1000.0
         );
+        let parts = vkskin::anim::bytes_breakdown(&c);
+        let listed: Vec<String> = parts
+            .iter()
+            .filter(|p| p.1 > 0)
+            .map(|(what, b)| format!("{what} {b}"))
+            .collect();
+        println!("    bytes: {}", listed.join(", "));
         raw_total += raw;
         mem_total += c.bytes();
         file_total += file_bytes;

@@ -231,7 +231,11 @@ pub(crate) struct SoloVec3 {
 /// repeat the last track.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PackedLanes {
+    /// Bit position of each lane's earlier sample; the later is `row`
+    /// bits after it, and `u` the fraction between them.
     pub pos: [i32; 8],
+    pub row: [i32; 8],
+    pub u: [f32; 8],
     pub bits: [i32; 8],
     pub inv_levels: [f32; 8],
     pub seg_min: [[f32; 8]; 3],

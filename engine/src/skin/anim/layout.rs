@@ -134,8 +134,8 @@ impl StoreLayout {
     /// second bits, samples, first segment), per segment and track (bit
     /// rate in 5 bits and a rotation's left-out component in 2, then the
     /// three segment minima a byte each; the three extents;
-    /// the absolute bit position of its first sample, the bits of one
-    /// sample of the segment), then the bit stream as words, four a
+    /// the absolute bit position of its first kept sample, its stride's
+    /// shift), then the bit stream as words, four a
     /// descriptor. Bit positions count from word 0 of `descs`, so the
     /// whole store must stay under 2^32 bits of descriptors.
     fn lay_packed(&mut self, base: usize, p: &crate::anim::CompressedClip) -> GpuResult<()> {
@@ -168,7 +168,11 @@ impl StoreLayout {
             ]);
         }
         let stream_bits = stream * 128;
-        for (si, seg) in p.segments.iter().enumerate() {
+        let intervals = p
+            .spans
+            .iter()
+            .flat_map(|sp| (0..sp.segment_count()).map(|q| sp.segment_intervals(q)));
+        for ((si, seg), n) in p.segments.iter().enumerate().zip(intervals) {
             let mut at = stream_bits + seg.data_at as usize * 8;
             for st in &p.segment_tracks[si * nt..(si + 1) * nt] {
                 self.descs.push([
@@ -181,9 +185,10 @@ impl StoreLayout {
                         | u32::from(st.extent[1]) << 8
                         | u32::from(st.extent[2]) << 16,
                     at as u32,
-                    seg.sample_bits,
+                    u32::from(st.shift),
                 ]);
-                at += 3 * st.bits as usize;
+                // Its kept samples (`format::samples_kept`).
+                at += 3 * st.bits as usize * ((n >> st.shift) + 1);
             }
         }
         let mut bytes = p.data.clone();

@@ -113,3 +113,60 @@ pub fn check_error(
     }
     Ok(w)
 }
+
+/// Where a clip's [`Clip::bytes`] go, part by part (buffers by capacity,
+/// as `bytes` counts them): the `Clip` struct, its name, track list and
+/// base layout, then a compressed clip's own parts; the last row is what
+/// the rows before it leave of `bytes` (0 when every part is listed).
+/// `inspect --compress` prints it.
+pub fn bytes_breakdown(clip: &Clip) -> Vec<(&'static str, usize)> {
+    fn b<T>(v: &Vec<T>) -> usize {
+        v.capacity() * std::mem::size_of::<T>()
+    }
+    let tl = &clip.timelines;
+    let mut rows = vec![
+        ("Clip struct", std::mem::size_of::<Clip>()),
+        ("name", clip.name().len()),
+        ("track list", std::mem::size_of_val(clip.track_infos())),
+        ("rest pose", b(&clip.rest)),
+        ("rest joints", b(&clip.rest_joints)),
+        ("timelines", b(&tl.keys) + b(&tl.groups) + b(&tl.times)),
+        (
+            "keyed batches",
+            b(&clip.vec3_batches)
+                + clip
+                    .vec3_batches
+                    .iter()
+                    .map(|x| b(&x.joints) + b(&x.data))
+                    .sum::<usize>()
+                + b(&clip.quat_batches)
+                + clip
+                    .quat_batches
+                    .iter()
+                    .map(|x| {
+                        b(&x.joints)
+                            + b(&x.keys)
+                            + b(&x.squad)
+                            + b(&x.squad_clamped)
+                            + b(&x.cubic)
+                            + b(&x.squad_soa)
+                            + b(&x.squad_clamped_soa)
+                            + b(&x.linear_soa_keys)
+                            + b(&x.linear_soa_angles)
+                    })
+                    .sum::<usize>()
+                + b(&clip.matrix_batches)
+                + clip
+                    .matrix_batches
+                    .iter()
+                    .map(|x| b(&x.joints) + b(&x.keys))
+                    .sum::<usize>(),
+        ),
+    ];
+    if let Some(p) = clip.compressed() {
+        rows.extend(p.parts());
+    }
+    let listed: usize = rows.iter().map(|r| r.1).sum();
+    rows.push(("other", clip.bytes().saturating_sub(listed)));
+    rows
+}

@@ -5,14 +5,15 @@
 //! A sample costs the same wherever it falls: the span holding `t` (one
 //! unless the clip's curves jump), the interval `floor((t - start) /
 //! step)` in it, its segment `interval / SEGMENT` after the span's
-//! first, and each track's two samples at fixed bit offsets in that
-//! segment; there is no cursor.
+//! first, and each track's two kept samples around it (at its stride)
+//! at bit offsets found by one pass over the segment's tracks; there is
+//! no cursor.
 
 use glam::Vec3;
 
 use super::format::{
-    dequantize, lerp3, locate_span, nlerp4, place, quat_of, read_bits, CompressedClip,
-    SegmentTrack, ROTATION, SCALE,
+    dequantize, lerp3, locate_segment, nlerp4, place, quat_of, read_bits, samples_kept, stride_at,
+    CompressedClip, SegmentTrack, ROTATION, SCALE,
 };
 use crate::anim::pose::soa::PoseSink;
 
@@ -57,11 +58,9 @@ pub(crate) unsafe fn sample_packed_avx2<P: PoseSink + ?Sized>(
 ) {
     use super::format::{INV_255, INV_LEVELS};
     use crate::anim::simd::lanes::PackedLanes;
-    let (s, k, u) = locate_span(&p.spans, t);
+    let (s, k, u, n) = locate_segment(&p.spans, t);
     let nt = p.tracks.len();
-    let seg = p.segments[s];
-    let row = seg.sample_bits as usize;
-    let mut pos = seg.data_at as usize * 8 + k * row;
+    let mut pos = p.segments[s].data_at as usize * 8;
     let sts = &p.segment_tracks[s * nt..(s + 1) * nt];
     let mut base = 0;
     while base < nt {
@@ -71,12 +70,16 @@ pub(crate) unsafe fn sample_packed_avx2<P: PoseSink + ?Sized>(
             let i = base + lane.min(lanes - 1);
             let st = &sts[i];
             let r = &p.ranges[i];
+            let row = 3 * st.bits as usize;
+            let (m, uu) = stride_at(k, u, st.shift);
             if lane < lanes {
-                l.pos[lane] = pos as i32;
-                pos += 3 * st.bits as usize;
+                l.pos[lane] = (pos + m * row) as i32;
+                pos += row * samples_kept(n, st.shift);
             } else {
                 l.pos[lane] = l.pos[lanes - 1];
             }
+            l.row[lane] = row as i32;
+            l.u[lane] = uu;
             l.bits[lane] = i32::from(st.bits);
             l.inv_levels[lane] = INV_LEVELS[st.bits as usize];
             for c in 0..3 {
@@ -90,7 +93,7 @@ pub(crate) unsafe fn sample_packed_avx2<P: PoseSink + ?Sized>(
         // its track's samples in this segment, inside the bit stream
         // (built or validated so) with the stream's padding after them,
         // and below `AVX2_MAX_BYTES * 8`.
-        let (v3, q4) = unsafe { crate::anim::simd::avx2::decode8(&p.data, &l, row as i32, u) };
+        let (v3, q4) = unsafe { crate::anim::simd::avx2::decode8(&p.data, &l) };
         for lane in 0..lanes {
             let tr = p.tracks[base + lane];
             let j = tr.joint as usize;
@@ -115,15 +118,15 @@ pub(crate) fn sample_packed_scalar<P: PoseSink + ?Sized>(p: &CompressedClip, t: 
     if p.tracks.is_empty() {
         return;
     }
-    let (s, k, u) = locate_span(&p.spans, t);
+    let (s, k, u0, n) = locate_segment(&p.spans, t);
     let nt = p.tracks.len();
-    let seg = p.segments[s];
-    let row = seg.sample_bits as usize;
-    let mut pos = seg.data_at as usize * 8 + k * row;
+    let mut pos = p.segments[s].data_at as usize * 8;
     for (i, st) in p.segment_tracks[s * nt..(s + 1) * nt].iter().enumerate() {
-        let a = decode(&p.data, pos, st, &p.ranges[i]);
-        let b = decode(&p.data, pos + row, st, &p.ranges[i]);
-        pos += 3 * st.bits as usize;
+        let row = 3 * st.bits as usize;
+        let (m, u) = stride_at(k, u0, st.shift);
+        let a = decode(&p.data, pos + m * row, st, &p.ranges[i]);
+        let b = decode(&p.data, pos + (m + 1) * row, st, &p.ranges[i]);
+        pos += row * samples_kept(n, st.shift);
         let tr = p.tracks[i];
         let j = tr.joint as usize;
         match tr.channel {

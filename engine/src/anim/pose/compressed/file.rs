@@ -13,16 +13,17 @@
 //! Skeleton: joint count (u32); per joint its name (u32 length, UTF-8),
 //! parent (u16, `0xffff` for a root, always below the joint), bind
 //! translation, rotation, scale (10 f32) and inverse bind matrix (12 f32).
-//! Clip count (u32); per clip: name, duration, the track list (count; per
-//! track joint u16, channel u8, interpolation u8, keys u32, start and end
-//! f32), the spans (count; per span its start f32, seconds per sample
-//! f32, sample count u32), tolerance (2 f32),
-//! measured error f32, the quantized tracks (count; joint u16, channel u8,
-//! six range f32), segments (count; data offset u32, sample bits u32),
-//! segment tracks (segments x tracks; bit rate in the low 5 bits and a
-//! rotation's left-out component in the next 2, 3 minima, 3 extents: u8), the
-//! bit stream (u32 length, bytes), the base tracks (count; joint u16,
-//! channel u8, interpolation u8, keys u32, first u32), their times
+//! Clip count (u32); per clip: name, duration, the spans (count; per
+//! span its start f32, seconds per sample f32, sample count u32),
+//! tolerance (2 f32), measured error f32, the quantized tracks (count;
+//! joint u16, channel u8, six range f32), segments (count; data offset
+//! u32), segment tracks (segments x tracks; bit rate in the low 5 bits
+//! and a rotation's left-out component in the next 2, 3 minima, 3
+//! extents, the stride's shift: u8), the bit stream (u32 length, bytes), the
+//! constants (count; joint u16, channel u8, 4 f32 for a rotation, else
+//! 3: the channels no other track drives whose value is not the bind
+//! pose's), the step tracks (count; joint u16, channel u8, interpolation
+//! u8, keys u32, first u32), their times
 //! (count, f32) and values (count, 4 f32). Every count is checked against
 //! the bytes left before anything is allocated, every index against what
 //! it indexes, and the decoded layout against what sampling reads.
@@ -31,12 +32,14 @@ use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
+use super::channels::channel4;
 use super::format::{
-    interpolation_code, interpolation_of, BaseTrack, CompressedClip, PackedTrack, Segment,
-    SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT, TRANSLATION,
+    interpolation_code, interpolation_of, samples_kept, BaseTrack, CompressedClip, PackedTrack,
+    Segment, SegmentTrack, Span, Tolerance, BIT_RATES, MAX_SHIFT, PAD, ROTATION, SCALE, SEGMENT,
+    TRANSLATION,
 };
-use super::job::raw_add_base;
-use crate::anim::{Channel, Clip, RawClip, Skeleton, TrackInfo, Transform};
+use super::job::{is_constant, raw_add_base};
+use crate::anim::{Clip, Interpolation, RawClip, Skeleton, Transform};
 
 /// What is wrong with a clip file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +98,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 impl ClipFile {
     /// The version this build writes and reads.
-    pub const VERSION: u32 = 2;
+    pub const VERSION: u32 = 3;
     /// The extension the loaders know it by.
     pub const EXTENSION: &'static str = "vkclip";
 
@@ -138,15 +141,6 @@ impl ClipFile {
             }
             put_str(&mut w, clip.name());
             put_f32(&mut w, clip.duration());
-            put_u32(&mut w, clip.track_infos().len() as u32);
-            for t in clip.track_infos() {
-                put_u16(&mut w, t.joint as u16);
-                w.push(channel_code(t.channel));
-                w.push(interpolation_code(t.interpolation));
-                put_u32(&mut w, t.keys as u32);
-                put_f32(&mut w, t.start);
-                put_f32(&mut w, t.end);
-            }
             put_u32(&mut w, p.spans.len() as u32);
             for sp in &p.spans {
                 put_f32(&mut w, sp.start);
@@ -165,16 +159,26 @@ impl ClipFile {
             put_u32(&mut w, p.segments.len() as u32);
             for s in &p.segments {
                 put_u32(&mut w, s.data_at);
-                put_u32(&mut w, s.sample_bits);
             }
             for st in &p.segment_tracks {
                 w.push(st.bits | st.largest << 5);
                 w.extend_from_slice(&st.min);
                 w.extend_from_slice(&st.extent);
+                w.push(st.shift);
             }
             let data = &p.data[..p.data.len().saturating_sub(PAD)];
             put_u32(&mut w, data.len() as u32);
             w.extend_from_slice(data);
+            // Constants: every channel neither quantized nor a step track
+            // whose rest value is not the bind pose's.
+            let consts = constants(clip, p, s);
+            put_u32(&mut w, consts.len() as u32);
+            for (j, c, v) in &consts {
+                put_u16(&mut w, *j as u16);
+                w.push(*c);
+                let n = if *c == ROTATION { 4 } else { 3 };
+                put_f32s(&mut w, &v[..n]);
+            }
             put_u32(&mut w, p.base.len() as u32);
             for b in &p.base {
                 put_u16(&mut w, b.joint);
@@ -304,6 +308,29 @@ impl ClipFile {
     }
 }
 
+/// The constant channels of a compressed clip: joint, channel, value
+/// (the rest pose's, where it differs from the bind pose's and neither
+/// a quantized track nor a step track drives the channel).
+fn constants(clip: &Clip, p: &CompressedClip, s: &Skeleton) -> Vec<(usize, u8, [f32; 4])> {
+    let bind = s.bind_local();
+    let mut out = Vec::new();
+    for (j, (rest, bind)) in clip.rest.iter().zip(bind).enumerate() {
+        for c in [TRANSLATION, ROTATION, SCALE] {
+            let driven = |t: (u16, u8)| t == (j as u16, c);
+            if p.tracks.iter().any(|t| driven((t.joint, t.channel)))
+                || p.base.iter().any(|t| driven((t.joint, t.channel)))
+            {
+                continue;
+            }
+            let v = channel4(rest, c);
+            if v != channel4(bind, c) {
+                out.push((j, c, v));
+            }
+        }
+    }
+    out
+}
+
 fn put_u16(w: &mut Vec<u8>, v: u16) {
     w.extend_from_slice(&v.to_le_bytes());
 }
@@ -321,15 +348,6 @@ fn put_f32s(w: &mut Vec<u8>, v: &[f32]) {
 fn put_str(w: &mut Vec<u8>, s: &str) {
     put_u32(w, s.len() as u32);
     w.extend_from_slice(s.as_bytes());
-}
-
-fn channel_code(c: Channel) -> u8 {
-    match c {
-        Channel::Translation => 0,
-        Channel::Rotation => 1,
-        Channel::Scale => 2,
-        Channel::Matrix => 3,
-    }
 }
 
 struct ReadError {
@@ -510,32 +528,6 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         }
         Ok(v)
     };
-    let infos_n = r.count(16)?;
-    let mut infos = Vec::with_capacity(infos_n);
-    for _ in 0..infos_n {
-        let j = r.u16()?;
-        let j = joint(r, j)?;
-        let channel = match r.u8()? {
-            0 => Channel::Translation,
-            1 => Channel::Rotation,
-            2 => Channel::Scale,
-            3 => Channel::Matrix,
-            c => return r.err(ClipFileFault::Invalid, format!("channel {c}")),
-        };
-        let Some(interpolation) = interpolation_of(r.u8()?) else {
-            return r.err(ClipFileFault::Invalid, "unknown interpolation");
-        };
-        let keys = r.u32()? as usize;
-        let [s, e] = r.f32s::<2>()?;
-        infos.push(TrackInfo {
-            joint: j as usize,
-            channel,
-            keys,
-            interpolation,
-            start: s,
-            end: e,
-        });
-    }
     let spans_n = r.count(12)?;
     let mut spans: Vec<Span> = Vec::with_capacity(spans_n);
     let mut segs_total = 0usize;
@@ -609,7 +601,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             format!("{} spans for {} tracks", spans.len(), tracks.len()),
         );
     }
-    let segs_n = r.count(8)?;
+    let segs_n = r.count(4)?;
     if segs_n != segs_total {
         return r.err(
             ClipFileFault::Invalid,
@@ -619,14 +611,10 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     let mut segments = Vec::with_capacity(segs_n);
     for _ in 0..segs_n {
         let data_at = r.u32()?;
-        let sample_bits = r.u32()?;
-        segments.push(Segment {
-            data_at,
-            sample_bits,
-        });
+        segments.push(Segment { data_at });
     }
     let st_n = segs_n.saturating_mul(tracks_n);
-    if st_n.saturating_mul(7) > r.bytes.len() - r.at {
+    if st_n.saturating_mul(8) > r.bytes.len() - r.at {
         return r.err(
             ClipFileFault::Count,
             "more segment tracks than the bytes left could hold",
@@ -634,16 +622,23 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
     }
     let mut segment_tracks = Vec::with_capacity(st_n);
     for k in 0..st_n {
-        let b = r.take(7, "a segment track")?;
+        let b = r.take(8, "a segment track")?;
         // The rate in the low five bits, the rotation's left-out
-        // component in the next two.
-        let (bits, largest) = (b[0] & 0x1f, (b[0] >> 5) & 3);
+        // component in the next two; the stride's shift, which must
+        // divide the segment's intervals.
+        let (bits, largest, shift) = (b[0] & 0x1f, (b[0] >> 5) & 3, b[7]);
         let rotation = tracks[k % tracks_n.max(1)].channel == ROTATION;
-        if !BIT_RATES.contains(&bits) || b[0] >> 7 != 0 || (largest != 0 && !rotation) {
-            r.at -= 7;
+        let intervals = seg_samples[k / tracks_n.max(1)] as usize - 1;
+        if !BIT_RATES.contains(&bits)
+            || b[0] >> 7 != 0
+            || (largest != 0 && !rotation)
+            || shift > MAX_SHIFT
+            || !intervals.is_multiple_of(1 << shift)
+        {
+            r.at -= 8;
             return r.err(
                 ClipFileFault::Invalid,
-                format!("segment track byte {:#04x}", b[0]),
+                format!("segment track bytes {:#04x}, shift {shift}", b[0]),
             );
         }
         segment_tracks.push(SegmentTrack {
@@ -651,26 +646,62 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
             min: [b[1], b[2], b[3]],
             extent: [b[4], b[5], b[6]],
             largest,
+            shift,
         });
     }
     let data_n = r.count(1)?;
     let mut data = r.take(data_n, "the bit stream")?.to_vec();
     data.resize(data_n + PAD, 0);
-    // Every segment's samples inside the stream, its sample size the sum
-    // of its tracks' (what sampling reads without checking).
+    // Every segment's samples inside the stream (what sampling reads
+    // without checking).
     for (s, seg) in segments.iter().enumerate() {
+        let intervals = seg_samples[s] as usize - 1;
         let bits: u64 = segment_tracks[s * tracks_n..(s + 1) * tracks_n]
             .iter()
-            .map(|t| 3 * u64::from(t.bits))
+            .map(|t| 3 * u64::from(t.bits) * samples_kept(intervals, t.shift) as u64)
             .sum();
-        let count = u64::from(seg_samples[s]);
-        let end = u64::from(seg.data_at) * 8 + count * bits;
-        if bits != u64::from(seg.sample_bits) || end > data_n as u64 * 8 {
+        let end = u64::from(seg.data_at) * 8 + bits;
+        if end > data_n as u64 * 8 {
             return r.err(
                 ClipFileFault::Invalid,
                 format!("segment {s} does not fit the bit stream"),
             );
         }
+    }
+    let consts_n = r.count(15)?;
+    let mut consts: Vec<(u16, u8, [f32; 4])> = Vec::with_capacity(consts_n);
+    for _ in 0..consts_n {
+        let j = r.u16()?;
+        let j = joint(r, j)?;
+        let channel = r.u8()?;
+        if channel > SCALE {
+            return r.err(
+                ClipFileFault::Invalid,
+                format!("constant channel {channel}"),
+            );
+        }
+        if consts.iter().any(|c| (c.0, c.1) == (j, channel))
+            || tracks.iter().any(|t| (t.joint, t.channel) == (j, channel))
+        {
+            return r.err(
+                ClipFileFault::Invalid,
+                "a constant for a channel already driven",
+            );
+        }
+        let v = if channel == ROTATION {
+            let q = r.f32s::<4>()?;
+            if (Quat::from_array(q).length() - 1.0).abs() > 1e-3 {
+                return r.err(
+                    ClipFileFault::Invalid,
+                    "a constant rotation not of unit length",
+                );
+            }
+            q
+        } else {
+            let [x, y, z] = r.f32s::<3>()?;
+            [x, y, z, 0.0]
+        };
+        consts.push((j, channel, v));
     }
     let base_n = r.count(12)?;
     let mut base = Vec::with_capacity(base_n);
@@ -726,12 +757,47 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         tracks: Vec::new(),
         weights: Vec::new(),
     };
-    raw_add_base(&mut raw, &base, &base_times, &base_values);
-    let base_clip = Clip::build(&raw, skel).map_err(|e| ReadError {
+    if base.iter().any(|b| {
+        is_constant(b)
+            || consts.iter().any(|c| (c.0, c.1) == (b.joint, b.channel))
+            || tracks
+                .iter()
+                .any(|t| (t.joint, t.channel) == (b.joint, b.channel))
+    }) {
+        return r.err(
+            ClipFileFault::Invalid,
+            "a step track that is a constant or drives a channel already driven",
+        );
+    }
+    let mut all = base.clone();
+    let (mut all_times, mut all_values) = (base_times.clone(), base_values.clone());
+    for &(j, channel, v) in &consts {
+        all.push(BaseTrack {
+            joint: j,
+            channel,
+            interpolation: interpolation_code(Interpolation::Linear),
+            keys: 1,
+            first: all_times.len() as u32,
+        });
+        all_times.push(0.0);
+        all_values.push(v);
+    }
+    raw_add_base(&mut raw, &all, &all_times, &all_values);
+    let mut base_clip = Clip::build(&raw, skel).map_err(|e| ReadError {
         at: start,
         fault: ClipFileFault::Invalid,
         message: e.to_string(),
     })?;
+    // The constants exactly as written (the build normalises rotations),
+    // so the clip saves back the same bytes.
+    for &(j, channel, v) in &consts {
+        let t = &mut base_clip.rest[j as usize];
+        match channel {
+            TRANSLATION => t.translation = Vec3::new(v[0], v[1], v[2]),
+            SCALE => t.scale = Vec3::new(v[0], v[1], v[2]),
+            _ => t.rotation = Quat::from_array(v),
+        }
+    }
     let packed = CompressedClip {
         spans,
         tracks,
@@ -749,7 +815,7 @@ fn read_clip(r: &mut Reader, skel: &Skeleton) -> Result<Clip, ReadError> {
         base_clip,
         &name,
         duration,
-        infos,
+        Vec::new(),
         Default::default(),
         packed,
     ))

@@ -19,6 +19,14 @@ pub(crate) const BIT_RATES: [u8; 20] = [
 // bits, so one unaligned 32-bit read holds it.
 const _: () = assert!(BIT_RATES[BIT_RATES.len() - 1] == 24);
 
+/// The largest temporal stride, as a power of two: a track may keep
+/// every `2^shift`-th sample of a segment (`2^MAX_SHIFT` = [`SEGMENT`]).
+pub(crate) const MAX_SHIFT: u8 = 4;
+const _: () = assert!(1 << MAX_SHIFT == SEGMENT);
+
+/// `2^-shift` for every shift up to [`MAX_SHIFT`].
+pub(crate) const INV_POW2: [f32; 5] = [1.0, 0.5, 0.25, 0.125, 0.0625];
+
 /// Zero bytes after the bit stream, so a component read near its end may
 /// load whole words.
 pub(crate) const PAD: usize = 8;
@@ -85,7 +93,9 @@ pub(crate) struct PackedTrack {
     pub channel: u8,
 }
 
-/// One track in one segment: its bit rate per component, its range
+/// One track in one segment: its bit rate per component, its temporal
+/// stride (`shift`: it keeps the segment's samples `0, 2^shift, ...`, the
+/// segment's interval count a multiple of `2^shift`), its range
 /// inside the clip's range, in 255ths (`min`, `extent`), and for a
 /// rotation the component left out (`largest`: 0 to 3 for x, y, z, w;
 /// the one whose smallest magnitude over the segment is largest, kept
@@ -99,6 +109,7 @@ pub(crate) struct SegmentTrack {
     pub min: [u8; 3],
     pub extent: [u8; 3],
     pub largest: u8,
+    pub shift: u8,
 }
 
 /// A stretch of the clip sampled uniformly: clips whose curves jump (two
@@ -123,15 +134,39 @@ impl Span {
     pub fn segment_count(&self) -> usize {
         (self.samples as usize).saturating_sub(1).div_ceil(SEGMENT)
     }
+
+    /// Intervals of its segment `q` ([`SEGMENT`] but for the last).
+    pub fn segment_intervals(&self, q: usize) -> usize {
+        ((self.samples as usize).saturating_sub(1) - q * SEGMENT).min(SEGMENT)
+    }
 }
 
-/// One segment: where its samples start in the bit stream.
+/// One segment: where its samples start in the bit stream. Track by
+/// track, each track's kept samples in order, `3 * bits` bits a sample
+/// ([`samples_kept`] of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Segment {
-    /// Byte offset of its first sample in [`CompressedClip::data`].
+    /// Byte offset of its first track's first sample in
+    /// [`CompressedClip::data`].
     pub data_at: u32,
-    /// Bits of one sample of every track (the sum of `3 * bits`).
-    pub sample_bits: u32,
+}
+
+/// Samples a track keeps of a segment of `intervals` at stride `shift`.
+#[inline(always)]
+pub(crate) fn samples_kept(intervals: usize, shift: u8) -> usize {
+    (intervals >> shift) + 1
+}
+
+/// A track's kept sample before interval `k` of its segment and the
+/// fraction at `u` into that interval, at stride `shift`. The decoders
+/// (scalar, AVX2 lanes) and the job all call this.
+#[inline(always)]
+pub(crate) fn stride_at(k: usize, u: f32, shift: u8) -> (usize, f32) {
+    let mask = (1usize << shift) - 1;
+    (
+        k >> shift,
+        ((k & mask) as f32 + u) * INV_POW2[shift as usize],
+    )
 }
 
 /// A track of the base clip (step tracks with their keys, constants with
@@ -204,7 +239,7 @@ impl CompressedClip {
         self.tracks.len()
     }
 
-    /// Channels kept as one value (constant tracks) or as step keys.
+    /// Channels kept as step keys (constants are in the clip's rest pose).
     pub fn base_track_count(&self) -> usize {
         self.base.len()
     }
@@ -244,6 +279,26 @@ impl CompressedClip {
         }
     }
 
+    /// The compressed part's struct and each of its buffers (by
+    /// capacity), named.
+    pub(crate) fn parts(&self) -> Vec<(&'static str, usize)> {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        vec![
+            ("CompressedClip struct", std::mem::size_of::<Self>()),
+            ("spans", b(&self.spans)),
+            ("track ids", b(&self.tracks)),
+            ("clip ranges", b(&self.ranges)),
+            ("segment table", b(&self.segments)),
+            ("segment ranges and rates", b(&self.segment_tracks)),
+            ("bit stream", b(&self.data)),
+            ("base track list", b(&self.base)),
+            ("base times", b(&self.base_times)),
+            ("base values", b(&self.base_values)),
+        ]
+    }
+
     /// Bytes the compressed part holds (buffers by capacity).
     pub(crate) fn held(&self) -> usize {
         fn b<T>(v: &Vec<T>) -> usize {
@@ -280,7 +335,7 @@ pub struct CompressedBytes {
     pub headers: usize,
     /// Per track its range over the clip (six f32).
     pub clip_ranges: usize,
-    /// Per track and segment its range and bit rate (8 bytes).
+    /// Per track and segment its range, bit rate and stride (9 bytes).
     pub segment_ranges: usize,
     /// The bit stream of quantized samples (and its padding).
     pub samples: usize,
@@ -394,6 +449,24 @@ pub(crate) fn read_bits(data: &[u8], pos: usize, bits: u8) -> u32 {
     let at = pos >> 3;
     let w = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
     (w >> (pos & 7)) & ((1u32 << bits) - 1)
+}
+
+/// [`locate_span`] and the number of intervals of the segment found.
+#[inline(always)]
+pub(crate) fn locate_segment(spans: &[Span], t: f32) -> (usize, usize, f32, usize) {
+    let mut i = 0;
+    while i + 1 < spans.len() && spans[i + 1].start <= t {
+        i += 1;
+    }
+    let sp = &spans[i];
+    let (k, u) = locate(sp.samples, sp.inv_step, t - sp.start);
+    let q = k / SEGMENT;
+    (
+        sp.first_segment as usize + q,
+        k % SEGMENT,
+        u,
+        sp.segment_intervals(q),
+    )
 }
 
 /// Stable numbers for [`crate::anim::Interpolation`] in the base tracks.

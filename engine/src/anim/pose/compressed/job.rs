@@ -40,8 +40,9 @@
 use glam::{Quat, Vec3, Vec4};
 
 use super::format::{
-    dequantize, interpolation_code, locate_span, BaseTrack, CompressedClip, PackedTrack, Segment,
-    SegmentTrack, Span, Tolerance, BIT_RATES, PAD, ROTATION, SCALE, SEGMENT, TRANSLATION,
+    dequantize, interpolation_code, locate_span, samples_kept, stride_at, BaseTrack,
+    CompressedClip, PackedTrack, Segment, SegmentTrack, Span, Tolerance, BIT_RATES, MAX_SHIFT, PAD,
+    ROTATION, SCALE, SEGMENT, TRANSLATION,
 };
 use crate::anim::pose::clip::Vec3Field;
 use crate::anim::{
@@ -249,6 +250,9 @@ impl CompressionJob<'_> {
         }
         raw_add_base(&mut raw, &base, &base_times, &base_values);
         let base_clip = Clip::build(&raw, skel)?;
+        // Constants live in the base clip's rest pose alone (the clip file
+        // writes them from there): only step tracks are kept as keys.
+        let (base, base_times, base_values) = step_tracks_only(&base, &base_times, &base_values);
 
         // 3. Ranges and bit rates per segment.
         let mut packed = CompressedClip {
@@ -347,17 +351,17 @@ impl CompressionJob<'_> {
                         spans: &spans,
                     };
                     choose_bits(&mut ev, &seg, &mut sts, &checks, &shell, tol, force_bits)?;
-                    // Pack: byte-aligned segment, samples of every track in order.
-                    let sample_bits: usize = sts.iter().map(|t| 3 * t.bits as usize).sum();
+                    // Pack: byte-aligned segment, each track's kept samples
+                    // in order, track after track.
                     let data_at = bits_total.div_ceil(8);
                     packed.segments.push(Segment {
                         data_at: data_at as u32,
-                        sample_bits: sample_bits as u32,
                     });
                     let mut pos = data_at * 8;
-                    for k in 0..=last - first {
-                        for ((st, v), r) in sts.iter().zip(&values).zip(&packed.ranges) {
-                            let q = quantize3(v[k], st, r);
+                    let n = last - first;
+                    for ((st, v), r) in sts.iter().zip(&values).zip(&packed.ranges) {
+                        for m in 0..samples_kept(n, st.shift) {
+                            let q = quantize3(v[m << st.shift], st, r);
                             for &qc in &q {
                                 write_bits(&mut bitstream, pos, qc, st.bits);
                                 pos += st.bits as usize;
@@ -376,7 +380,7 @@ impl CompressionJob<'_> {
             base_clip,
             clip.name(),
             duration,
-            clip.track_infos().to_vec(),
+            Vec::new(),
             clip.weights.clone(),
             packed,
         );
@@ -482,13 +486,20 @@ struct SegCtx<'a> {
 }
 
 impl SegCtx<'_> {
-    /// Track `i`'s decoded samples of the segment at `st`.
+    /// Track `i`'s decoded kept samples of the segment at `st` (every
+    /// `2^st.shift`-th).
     fn decoded(&self, i: usize, st: &SegmentTrack) -> Vec<Vec4> {
         let c = self.curves[i].channel;
         self.values[i]
             .iter()
+            .step_by(1 << st.shift)
             .map(|&v| unstored(c, decoded(v, st, &self.ranges[i]), st.largest))
             .collect()
+    }
+
+    /// Intervals in the segment.
+    fn intervals(&self) -> usize {
+        self.values.first().map_or(0, |v| v.len() - 1)
     }
 
     /// Interval (in the segment) and fraction at `t`.
@@ -496,6 +507,13 @@ impl SegCtx<'_> {
         let (_, k, u) = locate_span(self.spans, t);
         (k, u)
     }
+}
+
+/// Track `c`'s channel in `t` set from its decoded kept samples `dec`
+/// at interval `k`, fraction `u` of the segment, stride `shift`.
+fn set_strided(t: &mut Transform, c: u8, dec: &[Vec4], k: usize, u: f32, shift: u8) {
+    let (m, u) = stride_at(k, u, shift);
+    set_channel(t, c, dec[m], dec[m + 1], u);
 }
 
 /// The share of the tolerance the bit-rate search aims at.
@@ -526,33 +544,59 @@ fn choose_bits(
         .map(|&t| ev.sample(t, PlaybackMode::Loop))
         .collect::<Result<_, _>>()?;
     let at: Vec<(usize, f32)> = checks.iter().map(|&t| seg.at(t)).collect();
-    // The track's error alone, at rate index `r`.
-    let local_error = |i: usize, r: usize| -> f32 {
+    // The track's error alone, at rate index `r` and stride `sh`.
+    let local_error = |i: usize, r: usize, sh: u8| -> f32 {
         let c = &seg.curves[i];
         let mut st = sts[i];
         st.bits = BIT_RATES[r];
+        st.shift = sh;
         let dec = seg.decoded(i, &st);
         let d = shell[c.joint];
         let mut worst = 0.0f32;
         for (o, &(k, u)) in origs.iter().zip(&at) {
             let a = o[c.joint];
             let mut b = a;
-            set_channel(&mut b, c.channel, dec[k], dec[k + 1], u);
+            set_strided(&mut b, c.channel, &dec, k, u, sh);
             worst = worst.max(joint_error(&a.to_affine(), &b.to_affine(), d));
         }
         worst
     };
+    // Per track the stride and rate whose kept samples cost the fewest
+    // bits with the track's error alone within the target: a stride
+    // whose samples miss at the highest rate is not tried further.
+    let n = seg.intervals();
+    let top = BIT_RATES.len() - 1;
     let mut rate = vec![0usize; nt];
+    let mut shift = vec![0u8; nt];
     let mut errs = vec![0.0f32; nt];
     for i in 0..nt {
-        let mut r = 0;
-        let mut e = local_error(i, r);
-        while e > target && r + 1 < BIT_RATES.len() {
-            r += 1;
-            e = local_error(i, r);
+        let mut best: Option<(usize, usize, u8, f32)> = None;
+        for sh in (0..=MAX_SHIFT)
+            .rev()
+            .filter(|&sh| n.is_multiple_of(1 << sh))
+        {
+            if sh > 0 && local_error(i, top, sh) > target {
+                continue;
+            }
+            let mut r = 0;
+            let mut e = local_error(i, r, sh);
+            while e > target && r < top {
+                r += 1;
+                e = local_error(i, r, sh);
+            }
+            if e > target && sh > 0 {
+                continue;
+            }
+            let cost = usize::from(BIT_RATES[r]) * samples_kept(n, sh);
+            if best.is_none_or(|b| cost < b.0 || (cost == b.0 && sh < b.2)) {
+                best = Some((cost, r, sh, e));
+            }
         }
-        rate[i] = r;
-        errs[i] = e;
+        if let Some((_, r, sh, e)) = best {
+            rate[i] = r;
+            shift[i] = sh;
+            errs[i] = e;
+        }
     }
     let parents: Vec<Option<usize>> = (0..ev.skel.len()).map(|j| ev.skel.parent(j)).collect();
     let mut tracks_of: Vec<Vec<usize>> = vec![Vec::new(); parents.len()];
@@ -564,6 +608,7 @@ fn choose_bits(
             .map(|i| {
                 let mut st = sts[i];
                 st.bits = BIT_RATES[rate[i]];
+                st.shift = shift[i];
                 seg.decoded(i, &st)
             })
             .collect();
@@ -571,7 +616,7 @@ fn choose_bits(
         for (o, &(k, u)) in origs.iter().zip(&at) {
             let mut pose = o.clone();
             for (i, c) in seg.curves.iter().enumerate() {
-                set_channel(&mut pose[c.joint], c.channel, decs[i][k], decs[i][k + 1], u);
+                set_strided(&mut pose[c.joint], c.channel, &decs[i], k, u, shift[i]);
             }
             let (ma, mb) = (model(ev.skel, o), model(ev.skel, &pose));
             for j in 0..ma.len() {
@@ -586,7 +631,8 @@ fn choose_bits(
             let mut at_j = Some(j);
             while let Some(x) = at_j {
                 for &i in &tracks_of[x] {
-                    if rate[i] + 1 < BIT_RATES.len() && best.is_none_or(|b| errs[i] > errs[b]) {
+                    let can = rate[i] < top || shift[i] > 0;
+                    if can && best.is_none_or(|b| errs[i] > errs[b]) {
                         best = Some(i);
                     }
                 }
@@ -599,13 +645,25 @@ fn choose_bits(
         if !bump.contains(&true) {
             break;
         }
+        // A rate up where that lowers the track's error by a quarter or
+        // more (its quantization dominates), else a stride down.
         for i in (0..nt).filter(|&i| bump[i]) {
-            rate[i] += 1;
-            errs[i] = local_error(i, rate[i]);
+            let up = (rate[i] < top).then(|| local_error(i, rate[i] + 1, shift[i]));
+            match up {
+                Some(e) if shift[i] == 0 || e <= 0.75 * errs[i] => {
+                    rate[i] += 1;
+                    errs[i] = e;
+                }
+                _ => {
+                    shift[i] -= 1;
+                    errs[i] = local_error(i, rate[i], shift[i]);
+                }
+            }
         }
     }
-    for (st, r) in sts.iter_mut().zip(&rate) {
+    for ((st, r), sh) in sts.iter_mut().zip(&rate).zip(&shift) {
         st.bits = BIT_RATES[*r];
+        st.shift = *sh;
     }
     Ok(())
 }
@@ -675,6 +733,31 @@ fn classify(clip: &Clip, n: usize) -> Vec<[Kind; 3]> {
         }
     }
     kinds
+}
+
+/// The base tracks that are not constants (a constant is one key of a
+/// Linear track), renumbered into their own times and values.
+pub(crate) fn step_tracks_only(
+    base: &[BaseTrack],
+    times: &[f32],
+    values: &[[f32; 4]],
+) -> (Vec<BaseTrack>, Vec<f32>, Vec<[f32; 4]>) {
+    let (mut b, mut t, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for bt in base.iter().filter(|bt| !is_constant(bt)) {
+        let (a, k) = (bt.first as usize, bt.keys as usize);
+        b.push(BaseTrack {
+            first: t.len() as u32,
+            ..*bt
+        });
+        t.extend_from_slice(&times[a..a + k]);
+        v.extend_from_slice(&values[a..a + k]);
+    }
+    (b, t, v)
+}
+
+/// A constant base track: one key, Linear.
+pub(crate) fn is_constant(bt: &BaseTrack) -> bool {
+    bt.keys == 1 && bt.interpolation == interpolation_code(Interpolation::Linear)
 }
 
 /// Adds the base tracks to `raw` (one joint track per joint).

@@ -16,7 +16,7 @@ pub(crate) mod job;
 pub(crate) mod metric;
 pub(crate) mod spans;
 
-pub use check::{check_error, check_times, pose_error, CheckedError};
+pub use check::{bytes_breakdown, check_error, check_times, pose_error, CheckedError};
 pub use file::{ClipFile, ClipFileError, ClipFileFault};
 pub use format::{CompressedBytes, CompressedClip, Tolerance};
 pub use job::CompressionJob;

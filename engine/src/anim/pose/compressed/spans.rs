@@ -239,13 +239,9 @@ pub(super) fn choose_rate(
         .map(|&t| t - span.0)
         .collect();
     let cands = candidates(span.1 - span.0, &keys);
-    let mut found = None;
+    let mut found: Option<usize> = None;
     let mut best = (f32::INFINITY, 2usize);
-    // The error falls as the rate rises: a binary search.
-    let (mut lo, mut hi) = (0usize, cands.len());
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        let cand = cands[mid];
+    let mut error_at = |cand: usize| -> Result<f32, AnimError> {
         let curves = resample(ev, ids, span, cand, duration)?;
         let sp = [make_span(span, cand, 0)];
         let checks = span_checks(&sp[0], span.1, duration, key_times);
@@ -256,7 +252,32 @@ pub(super) fn choose_rate(
         if err < best.0 {
             best = (err, cand);
         }
-        if err <= 0.5 * tol.error {
+        Ok(err)
+    };
+    // The error falls as the rate rises, except that a rate whose samples
+    // fall on the keys (the key grid's and its multiples) beats the rates
+    // just above it: the grid's own first, then twice and four times it
+    // (whose strides of 2 and 4 are the keys again), then a binary search
+    // below the lowest rate found so far.
+    if let Some(g) = grid_count(span.1 - span.0, &keys) {
+        for m in [1, 2, 4] {
+            let n = (g - 1) * m + 1;
+            if n <= 1 << 20 && error_at(n)? <= 0.5 * tol.error {
+                found = Some(n);
+                break;
+            }
+        }
+    }
+    let below: Vec<usize> = cands
+        .iter()
+        .copied()
+        .filter(|&c| found.is_none_or(|f| c < f))
+        .collect();
+    let (mut lo, mut hi) = (0usize, below.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let cand = below[mid];
+        if error_at(cand)? <= 0.5 * tol.error {
             found = Some(cand);
             hi = mid;
         } else {
@@ -264,6 +285,16 @@ pub(super) fn choose_rate(
         }
     }
     Ok(found.unwrap_or(best.1))
+}
+
+/// The sample count of the key grid (when every key of the span lies on
+/// one, from its start).
+fn grid_count(duration: f32, keys: &[f32]) -> Option<usize> {
+    let gaps = keys.windows(2).map(|w| w[1] - w[0]).filter(|&g| g > 1e-5);
+    let h = gaps.fold(None, |m: Option<f32>, g| Some(m.map_or(g, |m| m.min(g))))?;
+    let on_grid = |t: f32| ((t / h) - (t / h).round()).abs() < 1e-3;
+    let n = (duration / h).round() as usize + 1;
+    (keys.iter().all(|&t| on_grid(t)) && on_grid(duration) && n <= 1 << 20).then_some(n.max(2))
 }
 
 /// Sample counts to try, fewest first: the key grid's own (when every
@@ -276,16 +307,7 @@ pub(super) fn candidates(duration: f32, keys: &[f32]) -> Vec<usize> {
     .iter()
     .map(|r| ((duration * r).round() as usize).max(1) + 1)
     .collect();
-    let gaps = keys.windows(2).map(|w| w[1] - w[0]).filter(|&g| g > 1e-5);
-    if let Some(h) = gaps.fold(None, |m: Option<f32>, g| Some(m.map_or(g, |m| m.min(g)))) {
-        let on_grid = |t: f32| ((t / h) - (t / h).round()).abs() < 1e-3;
-        if keys.iter().all(|&t| on_grid(t)) && on_grid(duration) {
-            let n = (duration / h).round() as usize + 1;
-            if n <= 1 << 20 {
-                c.push(n.max(2));
-            }
-        }
-    }
+    c.extend(grid_count(duration, keys));
     c.sort_unstable();
     c.dedup();
     c.retain(|&n| n <= 1 << 20);

@@ -6,8 +6,8 @@ use std::arch::x86_64::*;
 use crate::anim::simd::lanes::PackedLanes;
 
 /// The two samples of eight tracks (see [`PackedLanes`]) decoded from
-/// `data`, the later `row` bits after the earlier, and interpolated at
-/// `u`: returns the lerped `x, y, z` rows (for translation and scale
+/// `data`, each lane's later sample its `row` bits after the earlier,
+/// and interpolated at its `u`: returns the lerped `x, y, z` rows (for translation and scale
 /// tracks) and the nlerped quaternion rows `x, y, z, w` (for rotation
 /// tracks, `w` rebuilt as `sqrt(max(0, 1 - x² - y² - z²))`). The same
 /// operations in the same order as the scalar decoder (no fused
@@ -20,12 +20,7 @@ use crate::anim::simd::lanes::PackedLanes;
 /// and every bit position fits an `i32`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn decode8(
-    data: &[u8],
-    l: &PackedLanes,
-    row: i32,
-    u: f32,
-) -> ([[f32; 8]; 3], [[f32; 8]; 4]) {
+pub(crate) unsafe fn decode8(data: &[u8], l: &PackedLanes) -> ([[f32; 8]; 3], [[f32; 8]; 4]) {
     // SAFETY: AVX2 enabled on this function; the loads read the lane
     // arrays of `l` (eight values each); the gathers read four bytes at
     // offsets the caller guarantees inside `data`.
@@ -43,7 +38,7 @@ pub(crate) unsafe fn decode8(
             let q = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(p, seven)), mask);
             _mm256_cvtepi32_ps(q)
         };
-        let rowv = _mm256_set1_epi32(row);
+        let rowv = _mm256_loadu_si256(l.row.as_ptr().cast());
         let mut a = [_mm256_setzero_ps(); 3];
         let mut b = [_mm256_setzero_ps(); 3];
         for c in 0..3 {
@@ -60,8 +55,8 @@ pub(crate) unsafe fn decode8(
             a[c] = deq(read(p));
             b[c] = deq(read(_mm256_add_epi32(p, rowv)));
         }
-        let w0 = _mm256_set1_ps(1.0 - u);
-        let w1 = _mm256_set1_ps(u);
+        let w1 = ld(&l.u);
+        let w0 = _mm256_sub_ps(_mm256_set1_ps(1.0), w1);
         let lerp = |x: __m256, y: __m256| _mm256_add_ps(_mm256_mul_ps(x, w0), _mm256_mul_ps(y, w1));
         let mut v3 = [[0.0f32; 8]; 3];
         for c in 0..3 {
