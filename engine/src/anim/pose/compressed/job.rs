@@ -314,6 +314,14 @@ impl CompressionJob<'_> {
                     clip_range(&all)
                 })
                 .collect();
+            // Each check time in its segment's list, in `all_checks`' order
+            // (one pass: filtering every time per segment was quadratic).
+            let mut seg_checks: Vec<Vec<f32>> = vec![Vec::new(); seg_first.len()];
+            for &t in &all_checks {
+                if let Some(v) = seg_checks.get_mut(locate_span(&spans, t).0) {
+                    v.push(t);
+                }
+            }
             let mut bits_total = 0usize;
             let mut bitstream: Vec<u8> = Vec::new();
             for (si, sp) in spans.iter().enumerate() {
@@ -335,11 +343,7 @@ impl CompressionJob<'_> {
                             st
                         })
                         .collect();
-                    let checks: Vec<f32> = all_checks
-                        .iter()
-                        .filter(|&&t| locate_span(&spans, t).0 == s)
-                        .copied()
-                        .collect();
+                    let checks = std::mem::take(&mut seg_checks[s]);
                     let seg = SegCtx {
                         curves: &curves,
                         values: &values,

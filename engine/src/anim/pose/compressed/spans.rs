@@ -124,7 +124,10 @@ pub(super) const JUMP_SCAN_RATE: f32 = 3840.0;
 /// a smooth curve, even a fast one or one with a kink, misses by a
 /// fraction of the scan step; a jump by half its size. Bisection, by the
 /// same measure, narrows each miss to neighbouring times `(l, r)`, kept
-/// if the pose still changes there (a jump) rather than not (a kink).
+/// if the pose changes there (a jump) by more than the floor beyond, and
+/// more than twice, its change across the neighbouring intervals of the
+/// same width (a kink or fast smooth motion: at hundreds of units a
+/// second, one f32 step of time moves the pose by more than the floor).
 /// Sorted, at least [`MIN_SPAN`] apart and from the clip's ends.
 pub(super) fn find_jumps(
     ev: &mut Evaluator,
@@ -200,8 +203,22 @@ pub(super) fn find_jumps(
                 pl = pm;
             }
         }
+        // A jump changes the pose across (l, r) by its size however
+        // narrow the interval; smooth motion (a kink, or a curve moving
+        // hundreds of units a second, where one step of an f32 time near
+        // 10 s is a microsecond) by its speed times the width, as much as
+        // across the neighbouring intervals of the same width. So the
+        // change is a jump's only by what it exceeds its neighbours'.
         let size = change(&pl, &pr);
-        if size > floor {
+        let w = r - l;
+        let mut smooth = 0.0f32;
+        if l - w >= 0.0 {
+            smooth = smooth.max(change(&ev.sample(l - w, PlaybackMode::Loop)?, &pl));
+        }
+        if r + w < duration {
+            smooth = smooth.max(change(&pr, &ev.sample(r + w, PlaybackMode::Loop)?));
+        }
+        if size - smooth > floor && size > 2.0 * smooth {
             found.push((l, r, size));
         }
     }
