@@ -139,8 +139,14 @@ impl CompressionJob<'_> {
             }
             bounds.push((a, duration));
             for (a, b) in bounds {
-                let n = choose_rate(&mut ev, &curve_ids, (a, b), duration, &key_times, tol)?;
-                plan.push((a, b, n));
+                plan.extend(plan_span(
+                    &mut ev,
+                    &curve_ids,
+                    (a, b),
+                    duration,
+                    &key_times,
+                    tol,
+                )?);
             }
         }
         let mut spans = Vec::with_capacity(plan.len());

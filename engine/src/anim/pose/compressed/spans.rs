@@ -238,6 +238,59 @@ pub(super) fn find_jumps(
     Ok(out)
 }
 
+/// Spans no shorter than this are halved when their halves' own rates
+/// save samples (see [`plan_span`]).
+pub(super) const MIN_PIECE: f32 = 0.25;
+
+/// Segments of a span of `n` samples.
+fn segments(n: usize) -> usize {
+    n.saturating_sub(1).div_ceil(SEGMENT)
+}
+
+/// The span `(a, b)` (between jumps) as pieces `(start, end, samples)`,
+/// each at its own rate ([`choose_rate`]): one rate for a whole span is
+/// the rate of its fastest moment, so a span is halved (at the key time
+/// nearest its middle, else the middle; no jump there, so the pieces
+/// share their end sample's value) while the halves' rates need at least
+/// two segments fewer than the whole's, down to [`MIN_PIECE`]. A long
+/// clip that idles and then moves fast keeps the high rate where it moves.
+pub(super) fn plan_span(
+    ev: &mut Evaluator,
+    ids: &[(usize, u8)],
+    span: (f32, f32),
+    duration: f32,
+    key_times: &[f32],
+    tol: Tolerance,
+) -> Result<Vec<(f32, f32, usize)>, AnimError> {
+    let n = choose_rate(ev, ids, span, duration, key_times, tol)?;
+    let mut out = Vec::new();
+    let mut todo = vec![(span.0, span.1, n)];
+    while let Some((a, b, n)) = todo.pop() {
+        let whole = segments(n);
+        if b - a < 2.0 * MIN_PIECE || whole < 3 {
+            out.push((a, b, n));
+            continue;
+        }
+        let mid = 0.5 * (a + b);
+        let near = key_times
+            .iter()
+            .copied()
+            .filter(|&t| t - a >= MIN_PIECE && b - t >= MIN_PIECE)
+            .min_by(|x, y| (x - mid).abs().total_cmp(&(y - mid).abs()));
+        let m = near.unwrap_or(mid);
+        let n1 = choose_rate(ev, ids, (a, m), duration, key_times, tol)?;
+        let n2 = choose_rate(ev, ids, (m, b), duration, key_times, tol)?;
+        if segments(n1) + segments(n2) + 2 <= whole {
+            // Halves pushed in reverse: popped in time order.
+            todo.push((m, b, n2));
+            todo.push((a, m, n1));
+        } else {
+            out.push((a, b, n));
+        }
+    }
+    Ok(out)
+}
+
 /// The lowest candidate sample count for `span` whose unquantized
 /// samples, interpolated as sampling will, stay within half the
 /// tolerance at its check times; if none does, the one that came
