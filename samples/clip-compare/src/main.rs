@@ -105,13 +105,23 @@ fn args() -> Result<Args, String> {
 }
 
 /// Runs ozz-compress on one input file at one tolerance.
-fn ozz(args: &Args, input: &Path, tag: &str, t: &Tolerance) -> Result<Vec<ClipBack>, String> {
+/// `t` in the set's model units: `(tolerance, distance)`.
+fn in_units(set: &ClipSet, t: &Tolerance) -> (f32, f32) {
+    (t.tolerance / set.metres, t.distance / set.metres)
+}
+
+fn ozz(
+    args: &Args,
+    input: &Path,
+    tag: &str,
+    (tolerance, distance): (f32, f32),
+) -> Result<Vec<ClipBack>, String> {
     let output = args.work.join(format!("{tag}.out"));
     let status = Command::new(&args.ozz)
         .arg(input)
         .arg(&output)
-        .arg(t.tolerance.to_string())
-        .arg(t.distance.to_string())
+        .arg(tolerance.to_string())
+        .arg(distance.to_string())
         .stderr(std::process::Stdio::null())
         .status()
         .map_err(|e| {
@@ -134,13 +144,14 @@ fn ozz(args: &Args, input: &Path, tag: &str, t: &Tolerance) -> Result<Vec<ClipBa
 /// vkskin's compressed clips of a set at one tolerance: `CompressionJob`
 /// per clip, sampled through the same `SamplingJob` as the original.
 fn compress(set: &ClipSet, t: &Tolerance) -> Result<Vec<Clip>, String> {
+    let (tolerance, distance) = in_units(set, t);
     set.clips
         .iter()
         .map(|(clip, _)| {
             CompressionJob {
                 clip,
                 skeleton: &set.skeleton,
-                tolerance: vkskin::anim::Tolerance::new(t.tolerance, t.distance),
+                tolerance: vkskin::anim::Tolerance::new(tolerance, distance),
             }
             .run()
             .map_err(|e| format!("{}: compressing '{}': {e}", set.name, clip.name()))
@@ -185,7 +196,7 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
     let mut raw_times: Vec<(f64, f64)> = vec![(f64::INFINITY, f64::INFINITY); set.clips.len()];
     for round in 0..args.rounds {
         for (ti, t) in TOLERANCES.iter().enumerate() {
-            let back = ozz(args, &input, &format!("set{index}-{ti}"), t)?;
+            let back = ozz(args, &input, &format!("set{index}-{ti}"), in_units(set, t))?;
             if back.len() != set.clips.len() {
                 return Err(format!(
                     "ozz-compress returned {} clips for {}",
@@ -240,7 +251,9 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
                         r.len()
                     ));
                 }
-                let je = joint_errors(&parents, r, p, t.distance);
+                let mut je = joint_errors(&parents, r, p, in_units(set, t).1);
+                // In metres.
+                je.iter_mut().for_each(|e| *e *= set.metres);
                 for (j, &v) in je.iter().enumerate() {
                     if v > worst.0 {
                         worst = (v, j, *time);
@@ -295,7 +308,8 @@ fn measure(args: &Args, set: &ClipSet, index: usize) -> Result<SetResult, String
         for (clip, e) in clips.iter().zip(&exported) {
             let mut sampler = export::Sampler::new(clip);
             for (r, &time) in e.reference.iter().zip(&e.out.evaluations) {
-                errors.extend(joint_errors(&parents, r, &sampler.pose(time)?, t.distance));
+                let je = joint_errors(&parents, r, &sampler.pose(time)?, in_units(set, t).1);
+                errors.extend(je.into_iter().map(|e| e * set.metres));
             }
         }
         let stats = ErrorStats::of(errors);

@@ -15,7 +15,20 @@ pub struct ClipSet {
     pub skeleton: Skeleton,
     /// Each clip with its exact key times where known (see `export::key_times`).
     pub clips: Vec<(Clip, Option<Vec<f32>>)>,
+    /// Metres per model unit: tolerances are converted to model units and
+    /// errors back to metres with it (the same reading of each file's
+    /// units as tests/tests/compressed_clips.rs).
+    pub metres: f32,
 }
+
+/// Metres per unit of the asset files that are not in metres: Fox's
+/// skeleton is in centimetres; the .x files have no unit and tiny (448
+/// units tall) is read in centimetres (docs/clip-compression.md).
+const UNITS: [(&str, f32); 3] = [
+    ("gltf/Fox.glb", 0.01),
+    ("x/tiny_4anim.x", 0.01),
+    ("x/tiny.x", 0.01),
+];
 
 /// The shared assets' animated files, relative to the assets folder.
 pub const ASSET_FILES: [&str; 8] = [
@@ -47,6 +60,7 @@ pub fn asset_sets(assets: &Path) -> Result<Vec<ClipSet>, String> {
                 name,
                 skeleton: model.skeleton,
                 clips: model.clips.into_iter().map(|c| (c, None)).collect(),
+                metres: UNITS.iter().find(|u| u.0 == *f).map_or(1.0, |u| u.1),
             })
         })
         .collect()
@@ -181,11 +195,13 @@ pub fn bench_sets() -> Result<Vec<ClipSet>, String> {
             name: "bench tree 64".into(),
             skeleton: tree,
             clips: tree_clips,
+            metres: 1.0,
         },
         ClipSet {
             name: "bench chain 64".into(),
             skeleton: chain,
             clips: chain_clips,
+            metres: 1.0,
         },
     ])
 }

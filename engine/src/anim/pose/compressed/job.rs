@@ -140,8 +140,14 @@ impl CompressionJob<'_> {
             }
             bounds.push((a, duration));
             for (a, b) in bounds {
-                let n = choose_rate(&mut ev, &curve_ids, (a, b), duration, &key_times, tol)?;
-                plan.push((a, b, n));
+                plan.extend(plan_span(
+                    &mut ev,
+                    &curve_ids,
+                    (a, b),
+                    duration,
+                    &key_times,
+                    tol,
+                )?);
             }
         }
         let mut spans = Vec::with_capacity(plan.len());
@@ -318,6 +324,14 @@ impl CompressionJob<'_> {
                     clip_range(&all)
                 })
                 .collect();
+            // Each check time in its segment's list, in `all_checks`' order
+            // (one pass: filtering every time per segment was quadratic).
+            let mut seg_checks: Vec<Vec<f32>> = vec![Vec::new(); seg_first.len()];
+            for &t in &all_checks {
+                if let Some(v) = seg_checks.get_mut(locate_span(&spans, t).0) {
+                    v.push(t);
+                }
+            }
             let mut bits_total = 0usize;
             let mut bitstream: Vec<u8> = Vec::new();
             for (si, sp) in spans.iter().enumerate() {
@@ -339,11 +353,7 @@ impl CompressionJob<'_> {
                             st
                         })
                         .collect();
-                    let checks: Vec<f32> = all_checks
-                        .iter()
-                        .filter(|&&t| locate_span(&spans, t).0 == s)
-                        .copied()
-                        .collect();
+                    let checks = std::mem::take(&mut seg_checks[s]);
                     let seg = SegCtx {
                         curves: &curves,
                         values: &values,

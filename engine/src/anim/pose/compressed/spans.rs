@@ -124,7 +124,10 @@ pub(super) const JUMP_SCAN_RATE: f32 = 3840.0;
 /// a smooth curve, even a fast one or one with a kink, misses by a
 /// fraction of the scan step; a jump by half its size. Bisection, by the
 /// same measure, narrows each miss to neighbouring times `(l, r)`, kept
-/// if the pose still changes there (a jump) rather than not (a kink).
+/// if the pose changes there (a jump) by more than the floor beyond, and
+/// more than twice, its change across the neighbouring intervals of the
+/// same width (a kink or fast smooth motion: at hundreds of units a
+/// second, one f32 step of time moves the pose by more than the floor).
 /// Sorted, at least [`MIN_SPAN`] apart and from the clip's ends.
 pub(super) fn find_jumps(
     ev: &mut Evaluator,
@@ -200,8 +203,22 @@ pub(super) fn find_jumps(
                 pl = pm;
             }
         }
+        // A jump changes the pose across (l, r) by its size however
+        // narrow the interval; smooth motion (a kink, or a curve moving
+        // hundreds of units a second, where one step of an f32 time near
+        // 10 s is a microsecond) by its speed times the width, as much as
+        // across the neighbouring intervals of the same width. So the
+        // change is a jump's only by what it exceeds its neighbours'.
         let size = change(&pl, &pr);
-        if size > floor {
+        let w = r - l;
+        let mut smooth = 0.0f32;
+        if l - w >= 0.0 {
+            smooth = smooth.max(change(&ev.sample(l - w, PlaybackMode::Loop)?, &pl));
+        }
+        if r + w < duration {
+            smooth = smooth.max(change(&pr, &ev.sample(r + w, PlaybackMode::Loop)?));
+        }
+        if size - smooth > floor && size > 2.0 * smooth {
             found.push((l, r, size));
         }
     }
@@ -216,6 +233,59 @@ pub(super) fn find_jumps(
         if l - prev >= MIN_SPAN && duration - r >= MIN_SPAN {
             out.push((l, r));
             prev = r;
+        }
+    }
+    Ok(out)
+}
+
+/// Spans no shorter than this are halved when their halves' own rates
+/// save samples (see [`plan_span`]).
+pub(super) const MIN_PIECE: f32 = 0.25;
+
+/// Segments of a span of `n` samples.
+fn segments(n: usize) -> usize {
+    n.saturating_sub(1).div_ceil(SEGMENT)
+}
+
+/// The span `(a, b)` (between jumps) as pieces `(start, end, samples)`,
+/// each at its own rate ([`choose_rate`]): one rate for a whole span is
+/// the rate of its fastest moment, so a span is halved (at the key time
+/// nearest its middle, else the middle; no jump there, so the pieces
+/// share their end sample's value) while the halves' rates need at least
+/// two segments fewer than the whole's, down to [`MIN_PIECE`]. A long
+/// clip that idles and then moves fast keeps the high rate where it moves.
+pub(super) fn plan_span(
+    ev: &mut Evaluator,
+    ids: &[(usize, u8)],
+    span: (f32, f32),
+    duration: f32,
+    key_times: &[f32],
+    tol: Tolerance,
+) -> Result<Vec<(f32, f32, usize)>, AnimError> {
+    let n = choose_rate(ev, ids, span, duration, key_times, tol)?;
+    let mut out = Vec::new();
+    let mut todo = vec![(span.0, span.1, n)];
+    while let Some((a, b, n)) = todo.pop() {
+        let whole = segments(n);
+        if b - a < 2.0 * MIN_PIECE || whole < 3 {
+            out.push((a, b, n));
+            continue;
+        }
+        let mid = 0.5 * (a + b);
+        let near = key_times
+            .iter()
+            .copied()
+            .filter(|&t| t - a >= MIN_PIECE && b - t >= MIN_PIECE)
+            .min_by(|x, y| (x - mid).abs().total_cmp(&(y - mid).abs()));
+        let m = near.unwrap_or(mid);
+        let n1 = choose_rate(ev, ids, (a, m), duration, key_times, tol)?;
+        let n2 = choose_rate(ev, ids, (m, b), duration, key_times, tol)?;
+        if segments(n1) + segments(n2) + 2 <= whole {
+            // Halves pushed in reverse: popped in time order.
+            todo.push((m, b, n2));
+            todo.push((a, m, n1));
+        } else {
+            out.push((a, b, n));
         }
     }
     Ok(out)
