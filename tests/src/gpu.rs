@@ -474,6 +474,26 @@ pub fn path_reference(
 
 pub use crate::diagonal;
 
+/// The palette `skin` perturbed by about 2^-20 relative, up and down (the
+/// two palettes the sensitivity functions compare against).
+pub fn perturbed_palettes(skin: &[Affine3A]) -> [Vec<Affine3A>; 2] {
+    [1.0f32, -1.0].map(|sign| {
+        let eps = sign * (2.0f32).powi(-20);
+        skin.iter()
+            .enumerate()
+            .map(|(j, m)| {
+                let f = |k: usize| 1.0 + eps * if (j + k).is_multiple_of(3) { -1.0 } else { 1.0 };
+                let mut p = *m;
+                p.matrix3.x_axis *= f(0);
+                p.matrix3.y_axis *= f(1);
+                p.matrix3.z_axis *= f(2);
+                p.translation *= f(3);
+                p
+            })
+            .collect()
+    })
+}
+
 /// How far each reference normal moves when every palette entry is
 /// perturbed by about 2^-20 relative (two perturbations, the larger move):
 /// the conditioning of the normal at that vertex. A normal of a nearly
@@ -491,21 +511,7 @@ pub fn normal_sensitivity(
     if normals.is_empty() {
         return sens;
     }
-    for sign in [1.0f32, -1.0] {
-        let eps = sign * (2.0f32).powi(-20);
-        let perturbed: Vec<Affine3A> = skin
-            .iter()
-            .enumerate()
-            .map(|(j, m)| {
-                let f = |k: usize| 1.0 + eps * if (j + k).is_multiple_of(3) { -1.0 } else { 1.0 };
-                let mut p = *m;
-                p.matrix3.x_axis *= f(0);
-                p.matrix3.y_axis *= f(1);
-                p.matrix3.z_axis *= f(2);
-                p.translation *= f(3);
-                p
-            })
-            .collect();
+    for perturbed in perturbed_palettes(skin) {
         let (_, n2) = path_reference(desc, mesh, hierarchy, &perturbed);
         for (s, (a, b)) in sens.iter_mut().zip(normals.iter().zip(&n2)) {
             *s = s.max((*a - *b).length());

@@ -20,7 +20,9 @@ use vkskin::gpu::vk;
 use vkskin::mesh::SkinnedMesh;
 use vkskin::render::{OffscreenTarget, SkinCapture};
 use vkskin::skin::{paths, CapturedVertex, CpuTangents, PathDesc, SkinPath, SkinPathConfig, Stage};
-use vkskin_tests::gpu::{diagonal, max_differences, normal_sensitivity, path_reference, GpuTest};
+use vkskin_tests::gpu::{
+    diagonal, max_differences, normal_sensitivity, path_reference, perturbed_palettes, GpuTest,
+};
 use vkskin_tests::morph::{add_targets, morphed_by_hand, random_weights, Rng};
 
 /// Relative position tolerance (of the bounding-box diagonal) and absolute
@@ -141,21 +143,7 @@ fn tangent_sensitivity(
     reference: &[Vec4],
 ) -> Vec<f32> {
     let mut sens = vec![0.0f32; reference.len()];
-    for sign in [1.0f32, -1.0] {
-        let eps = sign * (2.0f32).powi(-20);
-        let perturbed: Vec<Affine3A> = skin
-            .iter()
-            .enumerate()
-            .map(|(j, m)| {
-                let f = |k: usize| 1.0 + eps * if (j + k).is_multiple_of(3) { -1.0 } else { 1.0 };
-                let mut p = *m;
-                p.matrix3.x_axis *= f(0);
-                p.matrix3.y_axis *= f(1);
-                p.matrix3.z_axis *= f(2);
-                p.translation *= f(3);
-                p
-            })
-            .collect();
+    for perturbed in perturbed_palettes(skin) {
         let t2 = tangent_reference(desc, mesh, hierarchy, &perturbed, tangents);
         for (s, (a, b)) in sens.iter_mut().zip(reference.iter().zip(&t2)) {
             *s = s.max((a.truncate() - b.truncate()).length());
