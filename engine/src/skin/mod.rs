@@ -23,7 +23,7 @@ pub mod registry;
 pub mod storage;
 
 pub use capture::{CaptureBuffer, CaptureHeader, CapturedVertex};
-pub use encoding::{CpuSkinning, CpuTangents, Encoding};
+pub use encoding::{BlendBound, CpuSkinning, CpuTangents, Encoding};
 pub use frame::{FrameSets, FrameUniforms};
 pub use instance::{ComputePush, DrawPush, InstanceRecord};
 pub use material::{

@@ -17,7 +17,9 @@ use vkskin::gpu::{vk, Device};
 use vkskin::mesh::{Aabb, JointBounds};
 use vkskin::render::{Camera, Projection};
 use vkskin::skin::anim::AnimateOn;
-use vkskin::skin::{auto, Batch, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig};
+use vkskin::skin::{
+    auto, Batch, BlendBound, FrameSets, FrameUniforms, PreparedMesh, SkinPath, SkinPathConfig,
+};
 
 /// The most instances the sample accepts, whatever the device allows (ten
 /// times the crowds it is meant for): the crowd, its placements and, on
@@ -338,7 +340,7 @@ impl CrowdScene {
         } else if gpu.is_some() {
             println!("crowd: culling off: --anim gpu keeps the matrices on the GPU");
             None
-        } else if CullBlend::of(path.desc().encoding.name(), &hierarchy).is_none() {
+        } else if CullBlend::of(path.desc().encoding.blend_bound(), &hierarchy).is_none() {
             println!(
                 "crowd: culling off: the skinned boxes are shown for linear blends of whole matrices (4x3 paths) and for dual quaternions (dq, dq-scale), not {}",
                 path.desc().encoding.name()
@@ -367,8 +369,8 @@ impl CrowdScene {
                 "crowd: the GPU animation passes sample no weight tracks: morph targets are drawn at weight 0 (--anim cpu animates them)"
             );
         }
-        let cull_blend =
-            CullBlend::of(path.desc().encoding.name(), &hierarchy).unwrap_or(CullBlend::Linear);
+        let cull_blend = CullBlend::of(path.desc().encoding.blend_bound(), &hierarchy)
+            .unwrap_or(CullBlend::Linear);
         let place_rng = rng.clone();
         let grid = Grid::new(n, &cast.bounds, cast.upright);
         let placements = (0..n).map(|i| grid.place(i, &mut rng)).collect();
@@ -773,8 +775,9 @@ enum CullBlend {
 }
 
 impl CullBlend {
-    /// The blend of encoding `name` (`None`: no box is shown to hold it).
-    fn of(name: &str, hierarchy: &PaletteHierarchy) -> Option<Self> {
+    /// The blend of an encoding, by its `Encoding::blend_bound` (`None`:
+    /// no box is shown to hold it).
+    fn of(bound: Option<BlendBound>, hierarchy: &PaletteHierarchy) -> Option<Self> {
         let dq = |scaled| Self::DualQuat {
             hierarchy: hierarchy.clone(),
             scaled,
@@ -783,11 +786,10 @@ impl CullBlend {
             held: Vec::new(),
             rotations: Vec::new(),
         };
-        match name {
-            "4x3" => Some(Self::Linear),
-            "dq" => Some(dq(false)),
-            "dq-scale" => Some(dq(true)),
-            _ => None,
+        match bound? {
+            BlendBound::Linear => Some(Self::Linear),
+            BlendBound::DualQuat => Some(dq(false)),
+            BlendBound::DualQuatScale => Some(dq(true)),
         }
     }
 

@@ -1,6 +1,6 @@
 use glam::Affine3A;
 
-use super::contract::{run_tangents, CpuSkinning, CpuTangents, Encoding};
+use super::contract::{run_tangents, BlendBound, CpuSkinning, CpuTangents, Encoding};
 use crate::anim::{AnimError, LinearBlendJob, PaletteHierarchy, PaletteReport};
 
 /// "4x3": the top three rows of each skinning matrix (three vec4,
@@ -11,6 +11,9 @@ pub struct Affine4x3Encoding;
 impl Encoding for Affine4x3Encoding {
     fn name(&self) -> &'static str {
         "4x3"
+    }
+    fn blend_bound(&self) -> Option<BlendBound> {
+        Some(BlendBound::Linear)
     }
 
     fn shader(&self) -> &'static str {

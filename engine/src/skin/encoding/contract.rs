@@ -46,6 +46,19 @@ pub struct CpuTangents<'a> {
     pub out_tangents: &'a mut [Vec4],
 }
 
+/// Which conservative box holds what an encoding's blend draws (the
+/// skinned bounds of `mesh::JointBounds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlendBound {
+    /// The linear blend of whole matrices: `JointBounds::skinned`.
+    Linear,
+    /// Dual quaternions, rigid: `JointBounds::skinned_dual_quat`.
+    DualQuat,
+    /// Dual quaternions with the scale/shear matrices kept:
+    /// `JointBounds::skinned_dual_quat` given them.
+    DualQuatScale,
+}
+
 /// One palette encoding.
 pub trait Encoding: Send + Sync {
     /// Short name, the first part of a path name ("4x3", "qt", "dq", "dq-scale").
@@ -59,6 +72,11 @@ pub trait Encoding: Send + Sync {
     /// What the encoding cannot keep, in words (`None`: exact for every
     /// skinning matrix). Such bones are reported, not refused.
     fn lossy(&self) -> Option<&'static str> {
+        None
+    }
+    /// The box that holds what this encoding draws (`None`: none is shown
+    /// to, as for an encoding that may drop a scale).
+    fn blend_bound(&self) -> Option<BlendBound> {
         None
     }
     /// Writes bones `bones` (entries of `skin`) into `out`, bone `k` at

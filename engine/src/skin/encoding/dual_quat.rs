@@ -1,6 +1,8 @@
 use glam::Affine3A;
 
-use super::contract::{run_tangents, with_cpu_scratch, CpuSkinning, CpuTangents, Encoding};
+use super::contract::{
+    run_tangents, with_cpu_scratch, BlendBound, CpuSkinning, CpuTangents, Encoding,
+};
 use crate::anim::{
     encode_dual_quat, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
@@ -14,6 +16,9 @@ pub struct DualQuatEncoding;
 impl Encoding for DualQuatEncoding {
     fn name(&self) -> &'static str {
         "dq"
+    }
+    fn blend_bound(&self) -> Option<BlendBound> {
+        Some(BlendBound::DualQuat)
     }
 
     fn shader(&self) -> &'static str {

@@ -1,6 +1,8 @@
 use glam::Affine3A;
 
-use super::contract::{run_tangents, with_cpu_scratch, CpuSkinning, CpuTangents, Encoding};
+use super::contract::{
+    run_tangents, with_cpu_scratch, BlendBound, CpuSkinning, CpuTangents, Encoding,
+};
 use crate::anim::{
     encode_dual_quat_scale, AnimError, DualQuatSkinningJob, PaletteHierarchy, PaletteReport,
 };
@@ -15,6 +17,9 @@ pub struct DualQuatScaleEncoding;
 impl Encoding for DualQuatScaleEncoding {
     fn name(&self) -> &'static str {
         "dq-scale"
+    }
+    fn blend_bound(&self) -> Option<BlendBound> {
+        Some(BlendBound::DualQuatScale)
     }
 
     fn shader(&self) -> &'static str {

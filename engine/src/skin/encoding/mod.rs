@@ -11,7 +11,7 @@ mod dual_quat_scale;
 mod quat_translation;
 
 pub use affine4x3::Affine4x3Encoding;
-pub use contract::{CpuSkinning, CpuTangents, Encoding};
+pub use contract::{BlendBound, CpuSkinning, CpuTangents, Encoding};
 pub use dual_quat::DualQuatEncoding;
 pub use dual_quat_scale::DualQuatScaleEncoding;
 pub use quat_translation::QuatTranslationEncoding;
